@@ -1,0 +1,338 @@
+"""Load and validate the metric catalog (agents/catalog.yaml).
+
+The catalog is the single list of exported values; every agent and generator
+reads it through this module.  Validation happens at load time so a broken
+catalog fails loudly with the entry that is wrong, not later as a missing OID.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import yaml
+
+CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
+
+KINDS = ("counter", "gauge", "info", "string")
+SNMP_TYPES = (
+    "Counter32",
+    "Counter64",
+    "Gauge32",
+    "Integer32",
+    "INTEGER",
+    "Unsigned32",
+    "TimeTicks",
+    "OCTET STRING",
+    "DisplayString",
+)
+PROMETHEUS_TYPES = ("counter", "gauge", "untyped", "info")
+SOURCES = (
+    "global_status",
+    "global_variables",
+    "innodb",
+    "replication",
+    "binlog",
+    "processlist",
+    "host",
+    "process",
+    "heartbeat",
+    "perf_schema_memory",
+    "innodb_metrics",
+    "derived",
+    "leak",
+    "agent",
+)
+NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class CatalogError(ValueError):
+    pass
+
+
+def parse_oid(text: str | Iterable[int]) -> tuple[int, ...]:
+    if isinstance(text, str):
+        parts = text.strip().lstrip(".").split(".")
+        try:
+            return tuple(int(p) for p in parts)
+        except ValueError as exc:
+            raise CatalogError(f"bad OID {text!r}") from exc
+    return tuple(int(p) for p in text)
+
+
+def format_oid(oid: Iterable[int]) -> str:
+    return ".".join(str(p) for p in oid)
+
+
+@dataclass(frozen=True)
+class LegacySnmp:
+    """One of the 160 objects of the original mysql-snmp MIB (instance .0 under legacy_root)."""
+
+    n: int
+    name: str
+    type: str
+    oid: tuple[int, ...]
+    opennms_alias: str | None = None
+
+
+@dataclass(frozen=True)
+class SnmpSpec:
+    name: str
+    type: str
+    oid: tuple[int, ...] | None = None  # scalars: the object OID (instance .0 appended on the wire)
+    table: str | None = None  # columns: the conceptual table this column belongs to
+    column: int | None = None
+    legacy: LegacySnmp | None = None
+
+
+@dataclass(frozen=True)
+class PrometheusSpec:
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class Source:
+    kind: str  # one of SOURCES (YAML key "from")
+    key: str | None = None
+    status_override: str | None = None  # SHOW STATUS variable that wins when present
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    help: str
+    unit: str
+    kind: str
+    source: Source
+    labels: tuple[str, ...] = ()
+    snmp: SnmpSpec | None = None
+    prometheus: PrometheusSpec | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A conceptual SNMP table: rows are label sets, columns are catalog metrics."""
+
+    name: str  # e.g. myBufferPoolTable
+    oid: tuple[int, ...]
+    index: tuple[str, ...]  # label names forming the row index, in order
+    description: str
+    entry_name: str  # e.g. myBufferPoolEntry
+
+
+@dataclass
+class Catalog:
+    module: str
+    enterprise_oid: tuple[int, ...]
+    legacy_root: tuple[int, ...]
+    new_root: tuple[int, ...]
+    metrics: tuple[Metric, ...]
+    tables: dict[str, Table]
+    extra: dict = field(default_factory=dict)  # notifications and other header data
+
+    def __post_init__(self) -> None:
+        self._by_name = {m.name: m for m in self.metrics}
+
+    def __iter__(self):
+        return iter(self.metrics)
+
+    def __len__(self) -> int:
+        return len(self.metrics)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._by_name
+
+    def by_name(self, name: str) -> Metric:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"{name!r} is not in the catalog") from None
+
+    def legacy(self) -> list[Metric]:
+        """The original mysql-snmp objects, in OID order."""
+        return sorted(
+            (m for m in self.metrics if m.snmp and m.snmp.legacy),
+            key=lambda m: m.snmp.legacy.n,
+        )
+
+    def from_source(self, kind: str) -> list[Metric]:
+        return [m for m in self.metrics if m.source.kind == kind]
+
+    def table_columns(self, table: str) -> list[Metric]:
+        return sorted(
+            (m for m in self.metrics if m.snmp and m.snmp.table == table),
+            key=lambda m: m.snmp.column,
+        )
+
+
+def _legacy(raw: dict, legacy_root: tuple[int, ...], where: str) -> LegacySnmp:
+    try:
+        n = int(raw["n"])
+        return LegacySnmp(
+            n=n,
+            name=raw["name"],
+            type=raw["type"],
+            oid=legacy_root + (n,),
+            opennms_alias=raw.get("opennms_alias"),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CatalogError(f"{where}: bad snmp.legacy {raw!r}: {exc}") from exc
+
+
+def _metric(raw: dict, legacy_root: tuple[int, ...]) -> Metric:
+    where = f"catalog entry {raw.get('name', raw)!r}"
+    try:
+        name = raw["name"]
+        source_raw = raw["source"]
+        source = Source(
+            kind=source_raw["from"],
+            key=source_raw.get("key"),
+            status_override=source_raw.get("status_override"),
+        )
+        snmp = None
+        if raw.get("snmp"):
+            s = raw["snmp"]
+            snmp = SnmpSpec(
+                name=s["name"],
+                type=s["type"],
+                oid=parse_oid(s["oid"]) if s.get("oid") else None,
+                table=s.get("table"),
+                column=s.get("column"),
+                legacy=_legacy(s["legacy"], legacy_root, where) if s.get("legacy") else None,
+            )
+        prometheus = None
+        if raw.get("prometheus"):
+            p = raw["prometheus"]
+            prometheus = PrometheusSpec(name=p["name"], type=p["type"])
+        return Metric(
+            name=name,
+            help=str(raw["help"]).strip(),
+            unit=str(raw.get("unit") or ""),
+            kind=raw["kind"],
+            source=source,
+            labels=tuple(raw.get("labels") or ()),
+            snmp=snmp,
+            prometheus=prometheus,
+        )
+    except (KeyError, TypeError) as exc:
+        raise CatalogError(f"{where}: missing or malformed field {exc}") from exc
+
+
+def validate(catalog: Catalog) -> None:
+    """Raise CatalogError naming the first inconsistent entry."""
+    seen_names: set[str] = set()
+    seen_oids: dict[tuple[int, ...], str] = {}
+    seen_snmp_names: dict[str, str] = {}
+    seen_prom: dict[tuple[str, tuple[str, ...]], str] = {}
+
+    def claim_oid(oid: tuple[int, ...], owner: str) -> None:
+        if oid in seen_oids:
+            raise CatalogError(f"OID {format_oid(oid)} used by {seen_oids[oid]} and {owner}")
+        seen_oids[oid] = owner
+
+    def claim_snmp_name(name: str, owner: str) -> None:
+        if name in seen_snmp_names:
+            raise CatalogError(f"SNMP name {name} used by {seen_snmp_names[name]} and {owner}")
+        seen_snmp_names[name] = owner
+
+    for table in catalog.tables.values():
+        claim_oid(table.oid, f"table {table.name}")
+        claim_snmp_name(table.name, f"table {table.name}")
+        claim_snmp_name(table.entry_name, f"table {table.name}")
+
+    for m in catalog.metrics:
+        where = f"catalog entry {m.name!r}"
+        if not NAME_RE.match(m.name):
+            raise CatalogError(f"{where}: name must be snake_case")
+        if m.name in seen_names:
+            raise CatalogError(f"{where}: duplicate name")
+        seen_names.add(m.name)
+        if m.kind not in KINDS:
+            raise CatalogError(f"{where}: kind {m.kind!r} not in {KINDS}")
+        if m.source.kind not in SOURCES:
+            raise CatalogError(f"{where}: source {m.source.kind!r} not in {SOURCES}")
+        if not m.help:
+            raise CatalogError(f"{where}: empty help")
+        if m.snmp:
+            if m.snmp.type not in SNMP_TYPES:
+                raise CatalogError(f"{where}: SNMP type {m.snmp.type!r} not in {SNMP_TYPES}")
+            claim_snmp_name(m.snmp.name, m.name)
+            if m.snmp.table:
+                table = catalog.tables.get(m.snmp.table)
+                if table is None:
+                    raise CatalogError(f"{where}: unknown table {m.snmp.table!r}")
+                if not m.snmp.column or m.snmp.column < 1:
+                    raise CatalogError(f"{where}: table column must be a positive integer")
+                if tuple(m.labels) != table.index:
+                    raise CatalogError(
+                        f"{where}: labels {m.labels} must equal table {table.name} index {table.index}"
+                    )
+                claim_oid(table.oid + (1, m.snmp.column), m.name)
+            elif m.snmp.oid:
+                if m.labels:
+                    raise CatalogError(f"{where}: a labelled metric needs an SNMP table, not a scalar OID")
+                claim_oid(m.snmp.oid, m.name)
+            elif not m.snmp.legacy:
+                raise CatalogError(f"{where}: snmp needs an oid, a table column or a legacy object")
+            if m.snmp.legacy:
+                legacy = m.snmp.legacy
+                if legacy.type not in SNMP_TYPES:
+                    raise CatalogError(f"{where}: legacy type {legacy.type!r} not in {SNMP_TYPES}")
+                claim_oid(legacy.oid, m.name)
+                claim_snmp_name(legacy.name, m.name)
+        if m.prometheus:
+            if m.prometheus.type not in PROMETHEUS_TYPES:
+                raise CatalogError(f"{where}: Prometheus type {m.prometheus.type!r} not in {PROMETHEUS_TYPES}")
+            key = (m.prometheus.name, m.labels)
+            if key in seen_prom:
+                raise CatalogError(
+                    f"{where}: Prometheus name {m.prometheus.name} already used by {seen_prom[key]}"
+                )
+            seen_prom[key] = m.name
+
+
+def parse_catalog(document: dict) -> Catalog:
+    try:
+        legacy_root = parse_oid(document["legacy_root"])
+        tables = {}
+        for raw in document.get("tables") or ():
+            tables[raw["name"]] = Table(
+                name=raw["name"],
+                oid=parse_oid(raw["oid"]),
+                index=tuple(raw["index"]),
+                description=str(raw.get("description", "")).strip(),
+                entry_name=raw.get("entry_name") or raw["name"].removesuffix("Table") + "Entry",
+            )
+        catalog = Catalog(
+            module=document["module"],
+            enterprise_oid=parse_oid(document["enterprise_oid"]),
+            legacy_root=legacy_root,
+            new_root=parse_oid(document["new_root"]),
+            metrics=tuple(_metric(raw, legacy_root) for raw in document["metrics"]),
+            tables=tables,
+            extra={k: v for k, v in document.items() if k not in {"metrics", "tables"}},
+        )
+    except (KeyError, TypeError) as exc:
+        raise CatalogError(f"catalog header: missing or malformed field {exc}") from exc
+    validate(catalog)
+    return catalog
+
+
+def load_catalog_file(path: Path) -> Catalog:
+    try:
+        document = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise CatalogError(f"{path}: {exc}") from exc
+    if not isinstance(document, dict):
+        raise CatalogError(f"{path}: not a YAML mapping")
+    return parse_catalog(document)
+
+
+@functools.lru_cache(maxsize=1)
+def load_catalog() -> Catalog:
+    """The packaged catalog, loaded once per process."""
+    return load_catalog_file(CATALOG_PATH)
