@@ -75,6 +75,7 @@ class LegacySnmp:
     name: str
     type: str
     oid: tuple[int, ...]
+    key: str | None = None  # the original's key (legacy_key column of the reference TSV)
     opennms_alias: str | None = None
 
 
@@ -177,6 +178,7 @@ def _legacy(raw: dict, legacy_root: tuple[int, ...], where: str) -> LegacySnmp:
             name=raw["name"],
             type=raw["type"],
             oid=legacy_root + (n,),
+            key=raw.get("key"),
             opennms_alias=raw.get("opennms_alias"),
         )
     except (KeyError, TypeError, ValueError) as exc:
