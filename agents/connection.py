@@ -1,0 +1,459 @@
+"""Where to connect and how: my.cnf / flags / env -> ConnectionSettings; one live connection.
+
+``MySQLConnection`` keeps one persistent pymysql connection per target.  It
+reconnects with exponential backoff, detects the server flavour and version once
+per connection (so sources pick statements that exist on that server instead of
+failing by design), bounds every statement in time, and turns pymysql errors into
+``QueryError`` with a reason code the collector counts.
+"""
+
+from __future__ import annotations
+
+import getpass
+import logging
+import os
+import re
+import stat
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Mapping
+
+from agents.snapshot import ServerInfo
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MY_CNF = Path("~/.my.cnf")
+PASSWORD_ENV = "MYSQLD_EXPORTER_PASSWORD"
+DEFAULT_PORT = 3306
+SSL_MODES = ("DISABLED", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")
+
+
+class ConfigError(ValueError):
+    """A broken connection configuration; the message names the file and key."""
+
+
+# --------------------------------------------------------------------------- settings
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    host: str | None = None
+    port: int = DEFAULT_PORT
+    socket: str | None = None
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    ssl_ca: str | None = None
+    ssl_cert: str | None = None
+    ssl_key: str | None = None
+    ssl_mode: str | None = None  # one of SSL_MODES; None = the client default (no TLS)
+    ssl_verify_server_cert: bool = False
+    connect_timeout: float = 5.0
+    origin: str = "defaults"  # where the settings came from, for error messages
+
+    def __repr__(self) -> str:
+        password = "<set>" if self.password else "<none>"
+        return (
+            f"ConnectionSettings(target={self.target!r}, user={self.user!r}, password={password}, "
+            f"ssl_mode={self.ssl_mode!r}, origin={self.origin!r})"
+        )
+
+    __str__ = __repr__
+
+    @property
+    def uses_socket(self) -> bool:
+        # As the mysql client: "localhost" (or no host) with a socket means the Unix socket.
+        return bool(self.socket) and self.host in (None, "", "localhost")
+
+    @property
+    def target(self) -> str:
+        if self.uses_socket:
+            return f"unix:{self.socket}"
+        return f"{self.host or 'localhost'}:{self.port}"
+
+    def pymysql_kwargs(self) -> dict:
+        kwargs: dict = {
+            "user": self.user if self.user is not None else getpass.getuser(),
+            "password": self.password or "",
+            "connect_timeout": self.connect_timeout,
+        }
+        if self.uses_socket:
+            kwargs["unix_socket"] = self.socket
+        else:
+            kwargs["host"] = self.host or "localhost"
+            kwargs["port"] = self.port
+        mode = (self.ssl_mode or "").upper()
+        if mode == "DISABLED":
+            kwargs["ssl_disabled"] = True
+            return kwargs
+        verify_identity = mode == "VERIFY_IDENTITY" or self.ssl_verify_server_cert
+        verify_cert = verify_identity or mode == "VERIFY_CA"
+        for key in ("ssl_ca", "ssl_cert", "ssl_key"):
+            if getattr(self, key):
+                kwargs[key] = getattr(self, key)
+        if verify_cert:
+            kwargs["ssl_verify_cert"] = True
+            kwargs["ssl_verify_identity"] = verify_identity
+        elif mode == "REQUIRED" and not any(kwargs.get(k) for k in ("ssl_ca", "ssl_cert", "ssl_key")):
+            # TLS without verification: pymysql only starts TLS when given some ssl setting.
+            import ssl
+
+            kwargs["ssl"] = {"check_hostname": False, "verify_mode": ssl.CERT_NONE}
+        return kwargs
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    # An unquoted value ends at a " #" comment, as in the MySQL option-file syntax.
+    return re.split(r"\s+#", value, maxsplit=1)[0].strip()
+
+
+def parse_option_file(text: str) -> dict[str, dict[str, str | None]]:
+    """MySQL option-file text -> {section: {option: value}}; options normalised to snake_case.
+
+    ``ssl-ca`` and ``ssl_ca`` are the same option to the server's clients, so both
+    become ``ssl_ca``.  A bare option (``skip-ssl``) has the value None.  ``!include``
+    directives are ignored (the exporter's my.cnf does not use them).
+    """
+    sections: dict[str, dict[str, str | None]] = {}
+    current: dict[str, str | None] | None = None
+    for raw_line in text.splitlines():
+        line = raw_line.strip()
+        if not line or line[0] in "#;" or line.startswith("!"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = sections.setdefault(line[1:-1].strip().lower(), {})
+            continue
+        if current is None:
+            continue  # options before any section are ignored by the mysql client too
+        key, sep, value = line.partition("=")
+        key = key.strip().lower().replace("-", "_")
+        current[key] = _unquote(value) if sep else None
+    return sections
+
+
+def _boolean(value: str | None) -> bool:
+    return value is None or value.strip().lower() in ("1", "on", "true", "yes")
+
+
+def settings_from_my_cnf(path: str | Path, section: str = "client") -> ConnectionSettings:
+    """Read one ``[client]`` (or ``[client.<name>]``) section of a my.cnf file.
+
+    ``[client.<name>]`` inherits every option of ``[client]`` and overrides some
+    (mysqld_exporter's auth_module).  Raises ConfigError naming the file and key.
+    """
+    path = Path(path).expanduser()
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file (give --my-cnf or create it with a [client] section)") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    warn_if_exposed(path)
+    sections = parse_option_file(text)
+    section = section.lower()
+    options: dict[str, str | None] = dict(sections.get("client", {}))
+    if section != "client":
+        if section not in sections:
+            raise ConfigError(f"{path}: no [{section}] section")
+        options.update(sections[section])
+    elif "client" not in sections:
+        raise ConfigError(f"{path}: no [client] section")
+    return _settings_from_options(options, f"{path} [{section}]")
+
+
+def _settings_from_options(options: Mapping[str, str | None], where: str) -> ConnectionSettings:
+    kwargs: dict = {"origin": where}
+    for key in ("host", "socket", "user", "password", "ssl_ca", "ssl_cert", "ssl_key"):
+        if options.get(key) is not None:
+            kwargs[key] = options[key]
+    if options.get("port") is not None:
+        kwargs["port"] = parse_port(options["port"], f"{where} port")
+    if "ssl_mode" in options:
+        mode = (options["ssl_mode"] or "").upper()
+        if mode not in SSL_MODES:
+            raise ConfigError(f"{where} ssl-mode: {options['ssl_mode']!r} is not one of {', '.join(SSL_MODES)}")
+        kwargs["ssl_mode"] = mode
+    if "ssl_verify_server_cert" in options:
+        kwargs["ssl_verify_server_cert"] = _boolean(options["ssl_verify_server_cert"])
+    if "skip_ssl" in options and _boolean(options["skip_ssl"]):
+        kwargs["ssl_mode"] = "DISABLED"
+    if options.get("connect_timeout") is not None:
+        try:
+            kwargs["connect_timeout"] = float(options["connect_timeout"])
+        except ValueError:
+            raise ConfigError(f"{where} connect-timeout: {options['connect_timeout']!r} is not a number") from None
+    return ConnectionSettings(**kwargs)
+
+
+def parse_port(value: object, where: str) -> int:
+    try:
+        port = int(str(value).strip())
+    except ValueError:
+        port = 0
+    if not 0 < port < 65536:
+        raise ConfigError(f"{where}: {value!r} is not a TCP port (1-65535)")
+    return port
+
+
+def warn_if_exposed(path: Path) -> None:
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        log.warning(
+            "%s is readable by group or others (mode %o): it may hold a password; chmod 600 it",
+            path, stat.S_IMODE(mode),
+        )
+
+
+def resolve_settings(
+    my_cnf: str | Path | None = None,
+    *,
+    section: str = "client",
+    host: str | None = None,
+    port: int | str | None = None,
+    socket: str | None = None,
+    user: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ConnectionSettings:
+    """my.cnf, then --host/--port/--socket/--user flags, then the password from the env.
+
+    The password never comes from a flag (it would show in ``ps``): only from the
+    file or ``MYSQLD_EXPORTER_PASSWORD``, which wins over the file as in mysqld_exporter.
+    A missing default ~/.my.cnf is fine; a missing file that was asked for is an error.
+    """
+    environ = os.environ if environ is None else environ
+    if my_cnf is not None or DEFAULT_MY_CNF.expanduser().exists():
+        settings = settings_from_my_cnf(my_cnf if my_cnf is not None else DEFAULT_MY_CNF, section)
+    else:
+        settings = ConnectionSettings(host="localhost")
+    overrides: dict = {}
+    if host:
+        overrides["host"] = host
+    if port is not None:
+        overrides["port"] = parse_port(port, "--port")
+    if socket:
+        overrides["socket"] = socket
+    if user:
+        overrides["user"] = user
+    if environ.get(PASSWORD_ENV):
+        overrides["password"] = environ[PASSWORD_ENV]
+    return replace(settings, **overrides) if overrides else settings
+
+
+# --------------------------------------------------------------------------- server identity
+
+
+def server_info_from_version(version: str, comment: str = "") -> ServerInfo:
+    """``SELECT @@version, @@version_comment`` -> flavour and numeric version.
+
+    MariaDB says so in @@version ("10.11.19-MariaDB-0+deb12u1-log"); Percona Server
+    only in @@version_comment ("Percona Server (GPL), Release 33, ...").
+    """
+    numbers = re.match(r"(\d+)\.(\d+)\.(\d+)", version or "")
+    parts = tuple(int(n) for n in numbers.groups()) if numbers else (0, 0, 0)
+    if "mariadb" in (version or "").lower():
+        flavour = "mariadb"
+    elif "percona" in (comment or "").lower() or "percona" in (version or "").lower():
+        flavour = "percona"
+    else:
+        flavour = "mysql"
+    return ServerInfo(flavour=flavour, version=parts, version_string=version, version_comment=comment or "")
+
+
+def is_mariadb(server: ServerInfo) -> bool:
+    return server.flavour == "mariadb"
+
+
+# --------------------------------------------------------------------------- errors
+
+# Server error codes grouped by what the collector does about them.
+PRIVILEGE_ERRORS = frozenset({1044, 1045, 1142, 1143, 1227, 1370})
+TIMEOUT_ERRORS = frozenset({1205, 1969, 3024})  # lock wait, MariaDB max_statement_time, MySQL max_execution_time
+UNSUPPORTED_ERRORS = frozenset({1064, 1109, 1146, 1193, 1054})
+CONNECTION_ERRORS = frozenset({2002, 2003, 2006, 2013, 2014, 2055, 1053, 1927})
+
+
+class QueryError(Exception):
+    """A statement failed; ``reason`` is one of privilege, timeout, unsupported, connection, error."""
+
+    def __init__(self, message: str, *, reason: str, statement: str | None = None, code: int | None = None):
+        super().__init__(message)
+        self.reason = reason
+        self.statement = statement
+        self.code = code
+
+
+class MySQLUnavailable(QueryError):
+    """No connection to the server (refused, lost, or waiting for the next reconnect attempt)."""
+
+    def __init__(self, message: str, code: int | None = None):
+        super().__init__(message, reason="connection", code=code)
+
+
+def classify_error(exc: BaseException, statement: str | None = None) -> QueryError:
+    import pymysql
+
+    code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+    text = str(exc.args[1]) if len(exc.args) > 1 else str(exc)
+    if isinstance(exc, pymysql.err.InterfaceError) or code in CONNECTION_ERRORS:
+        return MySQLUnavailable(f"connection lost: {text}", code=code)
+    if code in PRIVILEGE_ERRORS:
+        reason = "privilege"
+    elif code in TIMEOUT_ERRORS:
+        reason = "timeout"
+    elif code in UNSUPPORTED_ERRORS:
+        reason = "unsupported"
+    else:
+        reason = "error"
+    return QueryError(f"ERROR {code}: {text}", reason=reason, statement=statement, code=code)
+
+
+# --------------------------------------------------------------------------- connection
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    columns: tuple[str, ...]
+    rows: list[tuple]
+
+    def dicts(self, lowercase: bool = False) -> list[dict]:
+        """Rows as dicts keyed by column name (as printed, or lowercased)."""
+        columns = tuple(c.lower() for c in self.columns) if lowercase else self.columns
+        return [dict(zip(columns, row)) for row in self.rows]
+
+
+class MySQLConnection:
+    """One persistent connection to one server.
+
+    Not thread-safe: the collector runs one collection at a time on it.
+    ``statements`` counts every statement sent (including session setup), so a
+    caller can tell how many statements one collection cost.
+    """
+
+    def __init__(
+        self,
+        settings: ConnectionSettings,
+        *,
+        statement_timeout: float = 5.0,
+        lock_wait_timeout: int = 1,
+        backoff_initial: float = 0.5,
+        backoff_max: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+        connector: Callable | None = None,
+    ):
+        self.settings = settings
+        self.statement_timeout = statement_timeout
+        self.lock_wait_timeout = lock_wait_timeout
+        self.backoff_initial = backoff_initial
+        self.backoff_max = backoff_max
+        self._clock = clock
+        self._connector = connector
+        self._conn = None
+        self.server: ServerInfo | None = None
+        self.statements = 0
+        self.failed_statements = 0
+        self._failures = 0
+        self._next_attempt = 0.0
+        self.last_error: str | None = None
+
+    @property
+    def connected(self) -> bool:
+        return self._conn is not None
+
+    def _connect_raw(self):
+        import pymysql
+
+        connector = self._connector or pymysql.connect
+        # read_timeout is the backstop when the server-side statement limit does not
+        # apply (MySQL limits only SELECT); it drops the connection, so give the
+        # server's own limit a head start.
+        return connector(
+            **self.settings.pymysql_kwargs(),
+            autocommit=True,
+            read_timeout=self.statement_timeout + 1.0,
+            write_timeout=self.statement_timeout + 1.0,
+            charset="utf8mb4",
+        )
+
+    def ensure_connected(self) -> ServerInfo:
+        if self._conn is not None and self.server is not None:
+            return self.server
+        now = self._clock()
+        if now < self._next_attempt:
+            raise MySQLUnavailable(
+                f"{self.settings.target} unreachable ({self.last_error}); "
+                f"next attempt in {self._next_attempt - now:.1f}s"
+            )
+        try:
+            self._conn = self._connect_raw()
+            version, comment = self._run("SELECT @@version, @@version_comment").rows[0]
+            self.server = server_info_from_version(str(version), str(comment or ""))
+            for statement in session_setup_statements(self.server, self.statement_timeout, self.lock_wait_timeout):
+                self._run(statement)
+        except Exception as exc:  # pymysql raises several unrelated classes on connect
+            self._drop()
+            self._failures += 1
+            delay = min(self.backoff_max, self.backoff_initial * 2 ** (self._failures - 1))
+            self._next_attempt = self._clock() + delay
+            error = exc if isinstance(exc, QueryError) else classify_error(exc)
+            self.last_error = str(error)
+            if error.reason == "privilege":  # e.g. 1045 bad password: not a server outage
+                raise QueryError(f"{self.settings.target}: {error}", reason="privilege", code=error.code) from None
+            raise MySQLUnavailable(f"{self.settings.target}: {error}", code=error.code) from None
+        if self._failures:
+            log.info("reconnected to %s after %d failed attempt(s)", self.settings.target, self._failures)
+        self._failures = 0
+        self._next_attempt = 0.0
+        self.last_error = None
+        log.debug("connected to %s: %s %s", self.settings.target, self.server.flavour, self.server.version_string)
+        return self.server
+
+    def _run(self, statement: str) -> QueryResult:
+        self.statements += 1
+        try:
+            with self._conn.cursor() as cursor:
+                cursor.execute(statement)
+                columns = tuple(d[0] for d in cursor.description or ())
+                rows = list(cursor.fetchall())
+        except Exception as exc:
+            self.failed_statements += 1
+            error = classify_error(exc, statement)
+            if isinstance(error, MySQLUnavailable):
+                self._drop()
+            raise error from None
+        return QueryResult(columns, rows)
+
+    def query(self, statement: str) -> QueryResult:
+        self.ensure_connected()
+        try:
+            return self._run(statement)
+        except MySQLUnavailable as exc:
+            self.last_error = str(exc)
+            raise
+
+    def _drop(self) -> None:
+        conn, self._conn, self.server = self._conn, None, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # already broken
+                pass
+
+    def close(self) -> None:
+        self._drop()
+
+
+def session_setup_statements(server: ServerInfo, statement_timeout: float, lock_wait_timeout: int) -> list[str]:
+    """Per-session limits so a monitoring statement never hangs or blocks DDL for long."""
+    statements = [f"SET SESSION lock_wait_timeout = {int(lock_wait_timeout)}"]
+    if server.flavour == "mariadb":
+        if server.version >= (10, 1, 1):
+            statements.append(f"SET SESSION max_statement_time = {statement_timeout:g}")
+    elif server.version >= (5, 7, 8):
+        statements.append(f"SET SESSION max_execution_time = {int(statement_timeout * 1000)}")
+    return statements
