@@ -1,0 +1,60 @@
+"""Keeps the served MibView fresh without ever making a request wait for MySQL.
+
+Every ``interval`` seconds the collection runs in a worker thread and a new view replaces the
+old one in a single assignment, so requests (served on the event loop) see either the old or
+the new view, never a half-built one.  A collection that raises becomes a "down" snapshot:
+MySQL's objects vanish (noSuchInstance), the agent's status objects say why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Callable
+
+from agents.agentx.view import MibView, TreeLayout, build_view
+from agents.snapshot import Snapshot
+
+log = logging.getLogger(__name__)
+
+
+class ViewRefresher:
+    def __init__(self, collect: Callable[[], Snapshot], layout: TreeLayout, interval: float, target: str) -> None:
+        self.collect = collect
+        self.layout = layout
+        self.interval = interval
+        self.target = target
+        self.snapshot = Snapshot(target=target, up=False, error="no collection yet")
+        self.view: MibView = build_view(layout, self.snapshot)
+        self.collections = 0
+        self.failures = 0
+
+    def current_view(self) -> MibView:
+        return self.view
+
+    def _collect_and_build(self) -> tuple[Snapshot, MibView]:
+        try:
+            snapshot = self.collect()
+        except Exception as exc:  # the agent outlives any collection bug or outage
+            log.warning("collection from %s failed: %s", self.target, exc, exc_info=log.isEnabledFor(logging.DEBUG))
+            snapshot = Snapshot(target=self.target, timestamp=time.time(), up=False, error=f"{type(exc).__name__}: {exc}")
+        return snapshot, build_view(self.layout, snapshot)
+
+    async def refresh_once(self) -> Snapshot:
+        snapshot, view = await asyncio.to_thread(self._collect_and_build)
+        self.collections += 1
+        if not snapshot.up:
+            self.failures += 1
+        self.snapshot, self.view = snapshot, view
+        return snapshot
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            started = time.monotonic()
+            await self.refresh_once()
+            remaining = max(0.0, self.interval - (time.monotonic() - started))
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=remaining)
+            except asyncio.TimeoutError:
+                pass

@@ -1,0 +1,305 @@
+"""The asyncio side of the subagent: one connection to snmpd, kept alive for ever.
+
+Per connection (RFC 2741 7.1): Open, Register every subtree, then answer requests from the
+current ``MibView`` (never from MySQL) and Ping the master every ``ping_interval`` seconds.
+Whenever the master closes the socket, dies, restarts, answers a Ping too late or sends bytes
+that are not AgentX, the connection is dropped and made again after a back-off that starts
+at 0.1 s and doubles up to 5 s, re-registering each time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import logging
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from agents.agentx import codec
+from agents.agentx.codec import (
+    Close, CloseReason, Decoder, Notify, Oid, Open, Ping, ProtocolError, Register, Response,
+    ResponseError, VarBind, VarType,
+)
+from agents.agentx.responder import answer
+from agents.agentx.view import MibView
+from agents.catalog import format_oid
+
+log = logging.getLogger(__name__)
+
+DEFAULT_ADDRESS = "/var/agentx/master"
+SYS_UPTIME_0 = (1, 3, 6, 1, 2, 1, 1, 3, 0)
+SNMP_TRAP_OID_0 = (1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0)
+
+
+class AgentXUnavailable(ConnectionError):
+    """No registered session with the master right now (or it refused what we sent)."""
+
+
+class SessionLost(Exception):
+    """The connection is no longer usable; the run loop reconnects."""
+
+
+@dataclass(frozen=True)
+class MasterAddress:
+    """``/path/to/socket`` (Net-SNMP's default is /var/agentx/master) or ``tcp:host:port``."""
+
+    path: str | None = None
+    host: str | None = None
+    port: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> "MasterAddress":
+        if text.startswith("tcp:"):
+            host, sep, port = text[4:].rpartition(":")
+            if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+                raise ValueError(f"AgentX address {text!r}: expected tcp:HOST:PORT")
+            return cls(host=host, port=int(port))
+        if text.startswith("unix:"):
+            text = text[5:]
+        if not text:
+            raise ValueError("empty AgentX socket path")
+        return cls(path=text)
+
+    async def connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        if self.path is not None:
+            return await asyncio.open_unix_connection(self.path)
+        return await asyncio.open_connection(self.host, self.port)
+
+    def __str__(self) -> str:
+        return self.path if self.path is not None else f"tcp:{self.host}:{self.port}"
+
+
+@dataclass
+class SessionStats:
+    connects: int = 0
+    registrations: int = 0
+    disconnects: int = 0
+    protocol_errors: int = 0
+    requests: int = 0
+    last_error: str | None = None
+
+
+class AgentXSession:
+    """``await session.run(stop_event)`` serves ``view_provider()`` until ``stop_event`` is set."""
+
+    def __init__(
+        self,
+        address: MasterAddress | str,
+        view_provider: Callable[[], MibView],
+        subtrees: Sequence[Oid],
+        *,
+        agent_id: Oid = (),
+        description: str = "mysql-snmp",
+        ping_interval: float = 15.0,
+        response_timeout: float = 5.0,
+        backoff_initial: float = 0.1,
+        backoff_max: float = 5.0,
+        priority: int = 127,
+    ) -> None:
+        self.address = MasterAddress.parse(address) if isinstance(address, str) else address
+        self.view_provider = view_provider
+        self.subtrees = [tuple(s) for s in subtrees]
+        self.agent_id = tuple(agent_id)
+        self.description = description.encode()
+        self.ping_interval = ping_interval
+        self.response_timeout = response_timeout
+        self.backoff_initial = backoff_initial
+        self.backoff_max = backoff_max
+        self.priority = priority
+        self.stats = SessionStats()
+        self.registered = asyncio.Event()
+        self.session_id: int | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._pending: dict[int, asyncio.Future] = {}
+        self._packet_ids = itertools.count(1)
+        self._started = time.monotonic()
+
+    # ------------------------------------------------------------------ public
+
+    async def run(self, stop: asyncio.Event) -> None:
+        delay = self.backoff_initial
+        while not stop.is_set():
+            try:
+                await self._serve_one_connection(stop)
+            except (OSError, SessionLost, ProtocolError, asyncio.TimeoutError) as exc:
+                if isinstance(exc, ProtocolError):
+                    self.stats.protocol_errors += 1
+                self.stats.last_error = f"{type(exc).__name__}: {exc}"
+                log.warning("AgentX master %s: %s; reconnecting in %.1f s", self.address, exc, delay)
+            finally:
+                was_registered = self.registered.is_set()
+                self._drop_connection()
+            if stop.is_set():
+                break
+            if was_registered:
+                delay = self.backoff_initial
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=delay)
+            except asyncio.TimeoutError:
+                pass
+            delay = min(delay * 2, self.backoff_max)
+
+    async def notify(self, trap_oid: Oid, varbinds: Sequence[VarBind] = (), *, with_uptime: bool = False) -> None:
+        """Send a notification through the master (RFC 2741 6.2.10: snmpTrapOID.0 first,
+        after sysUpTime.0 when that is included)."""
+        if not self.registered.is_set():
+            raise AgentXUnavailable(f"no AgentX session with {self.address}")
+        head = []
+        if with_uptime:
+            ticks = int((time.monotonic() - self._started) * 100) % 2**32
+            head.append(VarBind(VarType.TIME_TICKS, SYS_UPTIME_0, ticks))
+        head.append(VarBind(VarType.OBJECT_IDENTIFIER, SNMP_TRAP_OID_0, tuple(trap_oid)))
+        try:
+            response = await self._request(
+                Notify(session_id=self.session_id, varbinds=tuple(head) + tuple(varbinds)))
+        except (OSError, SessionLost, asyncio.TimeoutError) as exc:
+            raise AgentXUnavailable(f"notification not delivered: {exc}") from exc
+        if response.error != ResponseError.NO_ERROR:
+            raise AgentXUnavailable(f"master refused the notification: {_error_name(response.error)}")
+
+    # ------------------------------------------------------------------ one connection
+
+    async def _serve_one_connection(self, stop: asyncio.Event) -> None:
+        reader, writer = await asyncio.wait_for(self.address.connect(), self.response_timeout)
+        self._writer = writer
+        self.stats.connects += 1
+        read_task = asyncio.create_task(self._read_loop(reader))
+        try:
+            await self._open_and_register(read_task)
+            log.info("AgentX session %d registered %d subtree(s) with %s",
+                     self.session_id, len(self.subtrees), self.address)
+            await self._keep_alive(read_task, stop)
+            if stop.is_set() and not read_task.done():
+                await self._close(CloseReason.SHUTDOWN)
+        finally:
+            read_task.cancel()
+            try:
+                await read_task
+            except (asyncio.CancelledError, Exception):
+                pass
+
+    async def _open_and_register(self, read_task: asyncio.Task) -> None:
+        opened = await self._request(Open(id=self.agent_id, description=self.description), read_task)
+        if opened.error != ResponseError.NO_ERROR:
+            raise SessionLost(f"Open refused: {_error_name(opened.error)}")
+        self.session_id = opened.session_id
+        for subtree in self.subtrees:
+            reply = await self._request(
+                Register(session_id=self.session_id, subtree=subtree, priority=self.priority), read_task
+            )
+            if reply.error != ResponseError.NO_ERROR:
+                raise SessionLost(f"Register {format_oid(subtree)} refused: {_error_name(reply.error)}")
+        self.stats.registrations += 1
+        self.registered.set()
+
+    async def _keep_alive(self, read_task: asyncio.Task, stop: asyncio.Event) -> None:
+        stop_task = asyncio.create_task(stop.wait())
+        try:
+            while True:
+                done, _ = await asyncio.wait({read_task, stop_task}, timeout=self.ping_interval,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if stop_task in done:
+                    return
+                if read_task in done:
+                    read_task.result()  # re-raises why the connection ended
+                    raise SessionLost("master closed the connection")
+                reply = await self._request(Ping(session_id=self.session_id), read_task)
+                if reply.error != ResponseError.NO_ERROR:
+                    raise SessionLost(f"Ping answered {_error_name(reply.error)}")
+        finally:
+            stop_task.cancel()
+
+    async def _close(self, reason: CloseReason) -> None:
+        try:
+            await self._request(Close(session_id=self.session_id, reason=reason), timeout=1.0)
+        except (OSError, SessionLost, asyncio.TimeoutError, AgentXUnavailable):
+            pass  # the master forgets the session when the socket closes anyway
+
+    # ------------------------------------------------------------------ reading
+
+    async def _read_loop(self, reader: asyncio.StreamReader) -> None:
+        decoder = Decoder()
+        while True:
+            data = await reader.read(65536)
+            if not data:
+                raise SessionLost("master closed the connection")
+            for pdu in decoder.feed(data):
+                self._dispatch(pdu)
+
+    def _dispatch(self, pdu: codec.Pdu) -> None:
+        if isinstance(pdu, Response):
+            future = self._pending.pop(pdu.packet_id, None)
+            if future is not None and not future.done():
+                future.set_result(pdu)
+            return
+        if isinstance(pdu, Close):
+            raise SessionLost(f"master closed the session ({pdu.reason.name})")
+        self.stats.requests += 1
+        try:
+            reply = answer(pdu, self.view_provider())
+            data = codec.encode(reply) if reply is not None else None
+        except Exception:  # a bug in one answer must not take the agent down
+            log.exception("failed to answer %s", type(pdu).__name__)
+            reply = Response(session_id=pdu.session_id, transaction_id=pdu.transaction_id,
+                             packet_id=pdu.packet_id, network_byte_order=pdu.network_byte_order,
+                             error=ResponseError.GEN_ERR)
+            data = codec.encode(reply)
+        if data is not None:
+            self._write(data)
+        elif not isinstance(pdu, codec.CleanupSet):
+            log.debug("ignoring unexpected %s from the master", type(pdu).__name__)
+
+    # ------------------------------------------------------------------ writing
+
+    def _write(self, data: bytes) -> None:
+        if self._writer is None or self._writer.is_closing():
+            raise SessionLost("not connected")
+        self._writer.write(data)
+
+    def _send(self, pdu: codec.Pdu) -> None:
+        self._write(codec.encode(pdu))
+
+    async def _request(self, pdu: codec.Pdu, read_task: asyncio.Task | None = None,
+                       timeout: float | None = None) -> Response:
+        packet_id = next(self._packet_ids) & 0xFFFFFFFF
+        pdu = dataclasses.replace(pdu, packet_id=packet_id)
+        future = asyncio.get_running_loop().create_future()
+        self._pending[packet_id] = future
+        try:
+            self._send(pdu)
+            waiters = {future} if read_task is None else {future, read_task}
+            done, _ = await asyncio.wait(waiters, timeout=timeout or self.response_timeout,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if future in done:
+                if future.cancelled():
+                    raise SessionLost("connection dropped while waiting for the answer")
+                return future.result()
+            if read_task is not None and read_task in done:
+                read_task.result()
+                raise SessionLost("master closed the connection")
+            raise asyncio.TimeoutError(f"no answer to {type(pdu).__name__} within "
+                                       f"{timeout or self.response_timeout:.1f} s")
+        finally:
+            self._pending.pop(packet_id, None)
+
+    def _drop_connection(self) -> None:
+        self.registered.clear()
+        if self._writer is not None:
+            self.stats.disconnects += 1
+            self._writer.close()
+        self._writer = None
+        self.session_id = None
+        for future in self._pending.values():
+            future.cancel()
+        self._pending.clear()
+
+
+def _error_name(error: int) -> str:
+    try:
+        return ResponseError(error).name
+    except ValueError:
+        return f"error {error}"
+
+

@@ -1,0 +1,256 @@
+"""The catalog as an OID tree, filled from one Snapshot and answered from memory.
+
+``TreeLayout`` is what the catalog declares (fixed for the life of the process): the legacy
+scalars 1.3.6.1.4.1.20267.200.1.N.0, the new tree's scalars and table columns.
+``build_view(layout, snapshot)`` turns one snapshot into a ``MibView``: a sorted list of
+instance OIDs searched with bisect, so a request never waits for MySQL.
+
+A value the snapshot lacks is simply not in the view: Get answers noSuchInstance, GetNext
+skips it.  Nothing is ever invented (RULES: never a made-up 0).
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from agents.agentx.codec import Oid, SearchRange, VarBind, VarType
+from agents.agentx.tableindex import UnindexableRow, encode_index
+from agents.catalog import Catalog, Metric, Table
+from agents.snapshot import Snapshot, Value
+
+log = logging.getLogger(__name__)
+
+UINT32_MAX = 2**32 - 1
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+# SMI type name (catalog) -> wire type.
+WIRE_TYPES = {
+    "Counter32": VarType.COUNTER32,
+    "Counter64": VarType.COUNTER64,
+    "Gauge32": VarType.GAUGE32,
+    "Unsigned32": VarType.GAUGE32,  # RFC 2578 7.1.11: same encoding as Gauge32
+    "Integer32": VarType.INTEGER,
+    "INTEGER": VarType.INTEGER,
+    "TimeTicks": VarType.TIME_TICKS,
+    "OCTET STRING": VarType.OCTET_STRING,
+    "DisplayString": VarType.OCTET_STRING,
+}
+
+
+def _as_number(value: Value) -> int | None:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) else None
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            try:
+                number = float(value)
+            except ValueError:
+                return None
+            return int(number) if math.isfinite(number) else None
+    return None
+
+
+def wire_value(smi_type: str, value: Value, unit: str = "") -> tuple[VarType, int | bytes] | None:
+    """The value as SNMP carries it, or None when the type cannot express it.
+
+    Counters wrap (RFC 2578 7.1.6/7.1.10: only deltas mean anything), gauges stick at their
+    maximum (7.1.7), integers clamp to Integer32.  A negative counter or gauge is a server or
+    parser bug, not a number to wrap, so it is left out.
+    """
+    wire = WIRE_TYPES[smi_type]
+    if value is None:
+        return None
+    if wire == VarType.OCTET_STRING:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return wire, str(value).encode("utf-8")
+    number = _as_number(value)
+    if number is None:
+        return None
+    if wire == VarType.TIME_TICKS and unit == "seconds":
+        number = int(float(value) * 100)  # TimeTicks are hundredths of a second
+    if wire == VarType.INTEGER:
+        return wire, min(max(number, INT32_MIN), INT32_MAX)
+    if number < 0:
+        return None
+    if wire == VarType.COUNTER32:
+        return wire, number % 2**32
+    if wire == VarType.COUNTER64:
+        return wire, number % 2**64
+    return wire, min(number, UINT32_MAX)
+
+
+@dataclass(frozen=True)
+class ScalarObject:
+    oid: Oid  # the object; its one instance is oid + (0,)
+    metric: Metric
+    smi_type: str
+
+
+@dataclass(frozen=True)
+class ColumnObject:
+    oid: Oid  # table entry + column number; instances are oid + row index
+    metric: Metric
+    table: Table
+
+
+@dataclass
+class TreeLayout:
+    """Which objects exist, from the catalog; the root of the legacy tree can be moved (--oid)."""
+
+    scalars: list[ScalarObject] = field(default_factory=list)
+    columns: list[ColumnObject] = field(default_factory=list)
+
+    @classmethod
+    def from_catalog(cls, catalog: Catalog, legacy_root: Oid | None = None) -> "TreeLayout":
+        legacy_root = tuple(legacy_root) if legacy_root else catalog.legacy_root
+        layout = cls()
+        for metric in catalog:
+            snmp = metric.snmp
+            if snmp is None:
+                continue
+            if snmp.legacy:
+                layout.scalars.append(ScalarObject(legacy_root + (snmp.legacy.n,), metric, snmp.legacy.type))
+            if snmp.table:
+                table = catalog.tables[snmp.table]
+                layout.columns.append(ColumnObject(table.oid + (1, snmp.column), metric, table))
+            elif snmp.oid:
+                layout.scalars.append(ScalarObject(snmp.oid, metric, snmp.type))
+        return layout
+
+    @property
+    def object_oids(self) -> list[Oid]:
+        return sorted([s.oid for s in self.scalars] + [c.oid for c in self.columns])
+
+
+# Status of the agent itself, answered whatever MySQL does: name -> value from the snapshot
+# being served.  The age is computed when asked, so a collection that hangs shows up as a
+# growing age rather than a frozen one.
+AgentValue = Callable[[Snapshot, float], Value]
+AGENT_STATUS: dict[str, AgentValue] = {
+    "agent_mysql_up": lambda snapshot, now: int(snapshot.up),
+    "agent_data_age_seconds": lambda snapshot, now: max(0.0, now - snapshot.timestamp),
+    "agent_last_error": lambda snapshot, now: snapshot.error or "",
+    "agent_last_collection_timestamp_seconds": lambda snapshot, now: snapshot.timestamp,
+}
+LIVE_AGENT_VALUES = frozenset({"agent_data_age_seconds"})
+
+
+@dataclass(frozen=True)
+class LiveValue:
+    """An instance whose value is computed at request time (the age of the data)."""
+
+    compute: Callable[[], Value]
+    smi_type: str
+    unit: str
+
+    def varbind(self, oid: Oid) -> VarBind:
+        converted = wire_value(self.smi_type, self.compute(), self.unit)
+        if converted is None:
+            return VarBind(VarType.NO_SUCH_INSTANCE, oid)
+        return VarBind(converted[0], oid, converted[1])
+
+
+class MibView:
+    """Instances sorted by OID: Get is a dict lookup, GetNext one bisect."""
+
+    def __init__(self, instances: Iterable[tuple[Oid, VarBind | LiveValue]], object_oids: Iterable[Oid]):
+        pairs = sorted(instances, key=lambda pair: pair[0])
+        self._oids: list[Oid] = [oid for oid, _ in pairs]
+        self._entries: list[VarBind | LiveValue] = [entry for _, entry in pairs]
+        self._position = {oid: i for i, oid in enumerate(self._oids)}
+        if len(self._position) != len(self._oids):
+            raise ValueError("two instances share one OID")
+        self._objects = sorted(object_oids)
+
+    def __len__(self) -> int:
+        return len(self._oids)
+
+    @property
+    def oids(self) -> list[Oid]:
+        return list(self._oids)
+
+    def _varbind(self, i: int) -> VarBind:
+        entry = self._entries[i]
+        return entry.varbind(self._oids[i]) if isinstance(entry, LiveValue) else entry
+
+    def _is_instance_of_known_object(self, oid: Oid) -> bool:
+        # Objects never nest, so the one that could own ``oid`` is the greatest object <= oid.
+        i = bisect.bisect_right(self._objects, oid) - 1
+        if i < 0:
+            return False
+        candidate = self._objects[i]
+        return len(candidate) < len(oid) and oid[: len(candidate)] == candidate
+
+    def get(self, oid: Oid) -> VarBind:
+        """RFC 2741 7.2.3.1: noSuchObject when no object owns the OID, noSuchInstance otherwise."""
+        i = self._position.get(oid)
+        if i is not None:
+            return self._varbind(i)
+        if self._is_instance_of_known_object(oid):
+            return VarBind(VarType.NO_SUCH_INSTANCE, oid)
+        return VarBind(VarType.NO_SUCH_OBJECT, oid)
+
+    def get_next(self, search: SearchRange) -> VarBind:
+        """RFC 2741 7.2.3.2: the first instance after start (or at it, with include) and before end."""
+        if search.include:
+            i = bisect.bisect_left(self._oids, search.start)
+        else:
+            i = bisect.bisect_right(self._oids, search.start)
+        if i < len(self._oids) and (not search.end or self._oids[i] < search.end):
+            return self._varbind(i)
+        return VarBind(VarType.END_OF_MIB_VIEW, search.start)
+
+
+def _scalar_instance(obj: ScalarObject, snapshot: Snapshot) -> VarBind | LiveValue | None:
+    metric = obj.metric
+    oid = obj.oid + (0,)
+    if metric.source.kind == "agent" and metric.name in AGENT_STATUS:
+        compute = AGENT_STATUS[metric.name]
+        if metric.name in LIVE_AGENT_VALUES:
+            return LiveValue(lambda: compute(snapshot, time.time()), obj.smi_type, metric.unit)
+        value = compute(snapshot, time.time())
+    elif metric.name in snapshot.values:
+        value = snapshot.values[metric.name]
+    else:
+        return None
+    converted = wire_value(obj.smi_type, value, metric.unit)
+    if converted is None:
+        log.debug("%s = %r cannot be served as %s", metric.name, value, obj.smi_type)
+        return None
+    return VarBind(converted[0], oid, converted[1])
+
+
+def build_view(layout: TreeLayout, snapshot: Snapshot) -> MibView:
+    instances: list[tuple[Oid, VarBind | LiveValue]] = []
+    for obj in layout.scalars:
+        entry = _scalar_instance(obj, snapshot)
+        if entry is not None:
+            instances.append((obj.oid + (0,), entry))
+    for col in layout.columns:
+        metric = col.metric
+        for labels, value in snapshot.series.get(metric.name, {}).items():
+            converted = wire_value(metric.snmp.type, value, metric.unit)
+            if converted is None:
+                continue
+            try:
+                oid = col.oid + encode_index(col.table.index, labels)
+            except UnindexableRow as exc:
+                log.debug("%s: %s", metric.name, exc)
+                continue
+            if len(oid) > 128:
+                log.debug("%s: row %r makes an OID longer than 128 sub-identifiers", metric.name, labels)
+                continue
+            instances.append((oid, VarBind(converted[0], oid, converted[1])))
+    return MibView(instances, layout.object_oids)

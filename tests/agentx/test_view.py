@@ -1,0 +1,171 @@
+"""The OID tree built from a snapshot, and what the responder answers from it (RFC 2741 7.2)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from agents.agentx import codec
+from agents.agentx.codec import (
+    CleanupSet, CommitSet, Get, GetBulk, GetNext, ResponseError, SearchRange, VarBind, VarType,
+)
+from agents.agentx.responder import answer
+from agents.agentx.tableindex import UnindexableRow, encode_index
+from agents.agentx.view import TreeLayout, build_view, wire_value
+from agents.snapshot import labels_of
+from tests.agentx.synthetic import LEGACY, NEW, synthetic_catalog, synthetic_snapshot
+
+
+@pytest.fixture(scope="module")
+def layout():
+    return TreeLayout.from_catalog(synthetic_catalog())
+
+
+@pytest.fixture()
+def view(layout):
+    return build_view(layout, synthetic_snapshot())
+
+
+# --- value conversion ------------------------------------------------------------------------
+
+
+def test_counters_wrap_gauges_clamp_integers_clamp():
+    assert wire_value("Counter32", 2**32 + 5) == (VarType.COUNTER32, 5)
+    assert wire_value("Counter64", 2**64 + 7) == (VarType.COUNTER64, 7)
+    assert wire_value("Counter64", 2**64 - 1) == (VarType.COUNTER64, 2**64 - 1)
+    assert wire_value("Gauge32", 2**40) == (VarType.GAUGE32, 2**32 - 1)
+    assert wire_value("Integer32", -(2**40)) == (VarType.INTEGER, -(2**31))
+    assert wire_value("Gauge32", 12.9) == (VarType.GAUGE32, 12)
+    assert wire_value("Gauge32", "42") == (VarType.GAUGE32, 42)
+    assert wire_value("TimeTicks", 1.5, unit="seconds") == (VarType.TIME_TICKS, 150)
+    assert wire_value("OCTET STRING", "Synced") == (VarType.OCTET_STRING, b"Synced")
+    assert wire_value("OCTET STRING", 3.0) == (VarType.OCTET_STRING, b"3")
+
+
+@pytest.mark.parametrize("smi_type, value", [
+    ("Counter32", -1), ("Gauge32", -5), ("Counter64", None), ("Gauge32", "ON"), ("Gauge32", float("nan")),
+])
+def test_unrepresentable_values_are_left_out_not_invented(smi_type, value):
+    assert wire_value(smi_type, value) is None
+
+
+# --- table indexes ------------------------------------------------------------------------------
+
+
+def test_integer_and_octet_string_indexes():
+    assert encode_index(("pool",), labels_of(pool="3")) == (3,)
+    assert encode_index(("state",), labels_of(state="init")) == (4, 105, 110, 105, 116)
+    assert encode_index(("state",), labels_of(state="")) == (0,)
+    with pytest.raises(UnindexableRow):
+        encode_index(("pool",), labels_of(pool="-1"))
+    with pytest.raises(UnindexableRow):
+        encode_index(("pool",), labels_of(state="x"))
+
+
+# --- Get -------------------------------------------------------------------------------------------
+
+
+def test_legacy_and_new_scalars(view):
+    assert view.get(LEGACY + (1, 0)) == VarBind(VarType.COUNTER32, LEGACY + (1, 0), 2**32 - 1)
+    assert view.get(NEW + (1, 1, 0)) == VarBind(VarType.COUNTER64, NEW + (1, 1, 0), 2**64 - 1)
+    assert view.get(LEGACY + (2, 0)) == VarBind(VarType.GAUGE32, LEGACY + (2, 0), 2**32 - 1)
+    assert view.get(NEW + (1, 2, 0)).value == 2**40
+    assert view.get(LEGACY + (3, 0)).value == b"ON"
+
+
+def test_no_such_instance_versus_no_such_object(view):
+    # An instance of an object we implement, that does not exist:
+    assert view.get(LEGACY + (1, 1)).type == VarType.NO_SUCH_INSTANCE
+    assert view.get(LEGACY + (1, 0, 0)).type == VarType.NO_SUCH_INSTANCE
+    assert view.get(NEW + (3, 1, 2, 99)).type == VarType.NO_SUCH_INSTANCE
+    # No object there at all (the object itself is not an instance either):
+    assert view.get(LEGACY + (161, 0)).type == VarType.NO_SUCH_OBJECT
+    assert view.get(LEGACY + (1,)).type == VarType.NO_SUCH_OBJECT
+    assert view.get(NEW + (3, 1, 7, 0)).type == VarType.NO_SUCH_OBJECT
+
+
+def test_mysql_down_hides_mysql_values_and_keeps_status(layout):
+    view = build_view(layout, synthetic_snapshot(up=False))
+    assert view.get(LEGACY + (1, 0)).type == VarType.NO_SUCH_INSTANCE
+    assert view.get(NEW + (2, 1, 0)) == VarBind(VarType.INTEGER, NEW + (2, 1, 0), 0)
+    assert b"Can't connect" in view.get(NEW + (2, 3, 0)).value
+    assert [oid[:len(NEW) + 1] for oid in view.oids] == [NEW + (2,)] * 3
+
+
+def test_data_age_is_computed_when_asked(layout):
+    view = build_view(layout, synthetic_snapshot(timestamp=time.time() - 42))
+    assert 42 <= view.get(NEW + (2, 2, 0)).value <= 44
+    assert view.get(NEW + (2, 1, 0)).value == 1
+    assert view.get(NEW + (2, 3, 0)).value == b""
+
+
+# --- GetNext and walk order ----------------------------------------------------------------------------
+
+
+def walk(view, start=(), end=()):
+    out, search = [], SearchRange(start, end)
+    while True:
+        varbind = view.get_next(search)
+        if varbind.type == VarType.END_OF_MIB_VIEW:
+            return out, varbind
+        out.append(varbind)
+        search = SearchRange(varbind.name, end)
+
+
+def test_walk_is_in_oid_order_with_tables_by_index(view):
+    names = [v.name for v in walk(view)[0]]
+    assert names == sorted(names)
+    pools = [n[len(NEW) + 3:] for n in names if n[:len(NEW) + 3] == NEW + (3, 1, 2)]
+    assert pools == [(0,), (1,), (10,)]
+    states = [bytes(n[len(NEW) + 4:]).decode() for n in names if n[:len(NEW) + 3] == NEW + (4, 1, 2)]
+    # non-IMPLIED OCTET STRING index: shorter strings first, then bytewise
+    assert states == ["", "init", "Locked", "Sending data"]
+    assert len(names) == 3 + 3 + 3 + 3 + 4
+
+
+def test_get_next_include_and_exclusive_end(view):
+    exact = LEGACY + (2, 0)
+    assert view.get_next(SearchRange(exact, include=True)).name == exact
+    assert view.get_next(SearchRange(exact)).name == LEGACY + (3, 0)
+    # The end bound is exclusive: nothing in [1.3, 1.3.0) ...
+    ended = view.get_next(SearchRange(LEGACY + (2, 0), LEGACY + (3, 0)))
+    assert ended == VarBind(VarType.END_OF_MIB_VIEW, LEGACY + (2, 0))
+    # ... and past the last instance the start OID comes back with endOfMibView.
+    last_out, end = walk(view, NEW)
+    assert end.name == last_out[-1].name
+
+
+# --- Responder --------------------------------------------------------------------------------------------
+
+
+def test_get_response_keeps_ids_and_byte_order(view):
+    request = Get(session_id=7, transaction_id=8, packet_id=9, network_byte_order=False,
+                  ranges=(SearchRange(LEGACY + (1, 0)), SearchRange(LEGACY + (99, 0))))
+    reply = answer(request, view)
+    assert (reply.session_id, reply.transaction_id, reply.packet_id, reply.network_byte_order) == (7, 8, 9, False)
+    assert [v.type for v in reply.varbinds] == [VarType.COUNTER32, VarType.NO_SUCH_OBJECT]
+    assert codec.decode(codec.encode(reply)) == reply
+
+
+def test_get_bulk_non_repeaters_then_rows(view):
+    request = GetBulk(non_repeaters=1, max_repetitions=3,
+                      ranges=(SearchRange(LEGACY), SearchRange(LEGACY), SearchRange(NEW + (2,), NEW + (3,))))
+    got = [v.name for v in answer(request, view).varbinds]
+    assert got == [
+        LEGACY + (1, 0),
+        LEGACY + (1, 0), NEW + (2, 1, 0),
+        LEGACY + (2, 0), NEW + (2, 2, 0),
+        LEGACY + (3, 0), NEW + (2, 3, 0),
+    ]
+    exhausted = answer(GetBulk(max_repetitions=5, ranges=(SearchRange(NEW + (2, 3, 0), NEW + (3,)),)), view)
+    assert [v.type for v in exhausted.varbinds] == [VarType.END_OF_MIB_VIEW]
+
+
+def test_sets_refused_cleanup_silent_contexts_unsupported(view):
+    test_set = codec.TestSet(varbinds=(VarBind(VarType.INTEGER, LEGACY + (1, 0), 1),))
+    assert (answer(test_set, view).error, answer(test_set, view).index) == (ResponseError.NOT_WRITABLE, 1)
+    assert answer(CleanupSet(), view) is None
+    assert answer(CommitSet(), view).error == ResponseError.COMMIT_FAILED
+    reply = answer(GetNext(context=b"other", ranges=(SearchRange(LEGACY),)), view)
+    assert reply.error == ResponseError.UNSUPPORTED_CONTEXT and reply.varbinds == ()
