@@ -1,0 +1,38 @@
+"""Finding columns in result rows whatever the server version called them.
+
+Servers disagree on column spelling: SHOW PROCESSLIST prints ``State`` where
+information_schema.PROCESSLIST prints ``STATE``; MySQL 8.0.22 renamed
+``Master_Host`` to ``Source_Host``; MariaDB writes ``Retried_transactions``.
+Rows arrive as mappings (pymysql DictCursor or parsers.tabular); this module
+looks names up case-insensitively and tries the spellings in order.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+# A column that is not in the row at all (distinct from a NULL value).
+MISSING = object()
+
+
+class RowError(ValueError):
+    """A row that is not a mapping of column name to value."""
+
+
+def fold_row(row: object, what: str = "row") -> dict[str, Any]:
+    """The row with its column names lowercased (first spelling wins)."""
+    if not isinstance(row, Mapping):
+        raise RowError(f"{what}: expected a mapping of column name to value, got {type(row).__name__}")
+    folded: dict[str, Any] = {}
+    for name, value in row.items():
+        folded.setdefault(str(name).lower(), value)
+    return folded
+
+
+def pick(folded: Mapping[str, Any], names: Sequence[str]) -> Any:
+    """The value of the first of ``names`` present in a folded row, or MISSING."""
+    for name in names:
+        value = folded.get(name.lower(), MISSING)
+        if value is not MISSING:
+            return value
+    return MISSING

@@ -1,0 +1,89 @@
+from pathlib import Path
+
+import pytest
+
+from parsers.status import parse_status_rows
+from parsers.tabular import parse_table_text
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+
+
+def shared_rows(relative: str):
+    if not SHARED.is_dir():
+        pytest.skip(f"../shared absent: {SHARED}")
+    return parse_table_text((SHARED / relative).read_text())
+
+
+def test_mariadb_10_11_global_status_batch():
+    status = parse_status_rows(shared_rows("fixtures/live/mariadb-10.11/show-global-status.tsv"))
+    assert len(status) == 562
+    assert status["Uptime"] == 10
+    assert status["Bytes_received"] == 1096
+    assert status["Innodb_buffer_pool_pages_total"] == 8112
+    assert status["Compression"] == 0
+    assert status["Slave_running"] == 0
+    assert status["Rpl_status"] == "AUTH_MASTER"
+    assert status["Innodb_buffer_pool_load_status"] == "Buffer pool(s) load completed at 261129  8:11:54"
+
+
+def test_mariadb_10_11_global_variables_batch():
+    variables = parse_status_rows(shared_rows("fixtures/live/mariadb-10.11/show-global-variables.tsv"))
+    assert variables["max_connections"] == 151
+    assert variables["log_bin"] == 1
+    assert variables["long_query_time"] == 10.0
+    assert variables["innodb_buffer_pool_size"] == 134217728
+    assert variables["version"] == "10.11.19-MariaDB-0+deb12u1-log"
+    assert variables["init_connect"] == ""
+
+
+def test_mysql_8_0_30_box_tables():
+    status = parse_status_rows(
+        shared_rows("fixtures/status/netdata-go.d.plugin/netdata-go.d.plugin-mysql-v8.0.30-global_status.txt")
+    )
+    assert status["Uptime"] == 152
+    assert status["Innodb_buffer_pool_pages_total"] == 8192
+    variables = parse_status_rows(
+        shared_rows("fixtures/status/netdata-go.d.plugin/netdata-go.d.plugin-mysql-v8.0.30-global_variables.txt")
+    )
+    assert variables == {
+        "disabled_storage_engines": "",
+        "log_bin": 1,
+        "max_connections": 151,
+        "performance_schema": 1,
+        "table_open_cache": 4000,
+    }
+
+
+def test_mariadb_10_8_4_box_table():
+    status = parse_status_rows(
+        shared_rows("fixtures/status/netdata-go.d.plugin/netdata-go.d.plugin-mariadb-v10.8.4-global_status.txt")
+    )
+    assert status["Uptime"] == 52310
+    assert status["Com_select"] == 6
+    assert status["Slave_running"] == 1
+    assert status["Innodb_lsn_current"] == 52826
+
+
+def test_percona_8_0_32_headerless_dump():
+    status = parse_status_rows(
+        shared_rows("fixtures/status/percona-toolkit/percona-toolkit-pt-mysql-summary-temp_enc008-mysql-status.tsv")
+    )
+    assert len(status) == 539
+    assert status["Uptime"] == 108232
+    assert status["Com_select"] == 6584
+    assert status["Innodb_redo_log_enabled"] == 1
+    assert status["Ssl_session_cache_mode"] == "SERVER"
+
+
+def test_tuples_from_pymysql_and_names_kept_as_printed():
+    status = parse_status_rows([("Uptime", "5"), (b"Innodb_buffer_pool_pages_data", b"12"), ("x", None)])
+    assert status == {"Uptime": 5, "Innodb_buffer_pool_pages_data": 12, "x": None}
+
+
+def test_rows_without_a_name_are_an_error():
+    with pytest.raises(ValueError, match="status row 1"):
+        parse_status_rows([("a", "1"), ("", "2")])
+    with pytest.raises(ValueError, match="Variable_name"):
+        parse_status_rows([{"Name_of_thing": "a"}])
+    with pytest.raises(ValueError, match="expected"):
+        parse_status_rows([("a", "1", "2")])
