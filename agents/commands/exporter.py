@@ -1,0 +1,55 @@
+"""``mysql-snmp exporter``: serve Prometheus metrics, a drop-in for mysqld_exporter."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+
+log = logging.getLogger(__name__)
+
+
+def register(subparsers) -> None:
+    from agents.exporter.flags import add_arguments
+
+    parser = subparsers.add_parser(
+        "exporter",
+        help="serve Prometheus metrics (/metrics, /probe), compatible with mysqld_exporter",
+        description=(
+            "Serve /metrics from the same collection code as the SNMP agent. Flags, metric names, "
+            "types and labels follow prometheus/mysqld_exporter, so its dashboards and alerts keep working; "
+            "mysql_innodb_*, mysql_host_*, mysql_process_* and mysql_leak_* come on top."
+        ),
+    )
+    add_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    from agents.catalog import CatalogError, load_catalog
+    from agents.connection import ConfigError
+    from agents.exporter.flags import config_from_args
+    from agents.exporter.server import ExporterApp, serve
+    from agents.exporter.web_config import WebConfigError, load_web_config
+
+    config = config_from_args(args)
+    try:
+        web = load_web_config(config.web_config_file)
+        catalog = load_catalog()
+        app = ExporterApp(config, catalog, web)
+        app.default_target()  # a broken option file is an error now, not at the first scrape
+    except (WebConfigError, CatalogError, ConfigError, ValueError) as exc:
+        log.error("%s", exc)
+        return 2
+    enabled = ", ".join(c.name for c in app.enabled)
+    log.info("collectors enabled: %s", enabled)
+
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    try:
+        serve(app, stop)
+    except OSError as exc:  # port in use, permission denied
+        log.error("cannot listen: %s", exc)
+        return 1
+    return 0

@@ -1,0 +1,118 @@
+"""The exporter's collectors: the table behind ``--[no-]collect.<name>`` and ``collect[]``.
+
+Each collector names the collection sources it needs (agents/sources/*), the
+catalog source kinds whose metrics it publishes, and the mysqld_exporter-compatible
+families it builds from the snapshot's raw rows.  Names and defaults follow
+mysqld_exporter so existing command lines and ``collect[]`` parameters keep working;
+``engine_innodb_status`` and ``host`` are ours (on by default).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from prometheus_client.core import Metric
+
+from agents.exporter import compat
+from agents.snapshot import Snapshot
+
+
+@dataclass(frozen=True)
+class CompatOptions:
+    """Options of the compatible families (mysqld_exporter's per-collector flags)."""
+
+    processlist_min_time: int = 0
+    processlist_by_user: bool = True
+    processlist_by_host: bool = True
+    memory_events_remove_prefix: str = "memory/"
+
+
+FamilyBuilder = Callable[[Snapshot, CompatOptions], list[Metric]]
+
+
+def _raw(snapshot: Snapshot, key: str, empty):
+    value = snapshot.raw.get(key)
+    return empty if value is None else value
+
+
+@dataclass(frozen=True)
+class ExporterCollector:
+    name: str
+    help: str
+    default: bool
+    sources: tuple[str, ...]  # agents/sources scraper names
+    catalog_kinds: tuple[str, ...] = ()  # catalog source.from values this collector covers
+    compat: FamilyBuilder | None = None
+    local_only: bool = False  # reads the database host itself (psutil)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The ``collector`` label value mysqld_exporter uses in its self metrics."""
+        return f"collect.{self.name}"
+
+
+COLLECTORS: tuple[ExporterCollector, ...] = (
+    ExporterCollector(
+        "global_status", "Collect from SHOW GLOBAL STATUS", True, ("global_status",), ("global_status",),
+        lambda s, o: compat.global_status_families(_raw(s, "global_status", {}))),
+    ExporterCollector(
+        "global_variables", "Collect from SHOW GLOBAL VARIABLES", True, ("global_variables",), ("global_variables",),
+        lambda s, o: compat.global_variables_families(_raw(s, "global_variables", {}))),
+    ExporterCollector(
+        "slave_status", "Collect from SHOW SLAVE STATUS", True, ("replication",), ("replication",),
+        lambda s, o: compat.slave_status_families(_raw(s, "replica_status", []))),
+    ExporterCollector(
+        "engine_innodb_status", "Collect from SHOW ENGINE INNODB STATUS (mysql_innodb_* from the catalog)", True,
+        ("innodb_status",), ("innodb",)),
+    ExporterCollector(
+        "info_schema.innodb_metrics", "Collect metrics from information_schema.innodb_metrics", False,
+        ("innodb_metrics",), ("innodb_metrics",),
+        lambda s, o: compat.innodb_metrics_families(_raw(s, "innodb_metrics", []))),
+    ExporterCollector(
+        "perf_schema.memory_events", "Collect metrics from performance_schema.memory_summary_global_by_event_name",
+        False, ("perf_schema_memory",), ("perf_schema_memory",),
+        lambda s, o: compat.memory_events_families(_raw(s, "perf_schema_memory", []),
+                                                   o.memory_events_remove_prefix)),
+    ExporterCollector(
+        "info_schema.processlist", "Collect current thread state counts from the information_schema.processlist",
+        False, ("processlist",), ("processlist",),
+        lambda s, o: compat.processlist_families(_raw(s, "processlist", []), o.processlist_min_time,
+                                                 o.processlist_by_user, o.processlist_by_host)),
+    ExporterCollector(
+        "binlog_size", "Collect the current size of all registered binlog files", False, ("binlog",), ("binlog",),
+        lambda s, o: compat.binlog_families(_raw(s, "binary_logs", []))),
+    ExporterCollector(
+        "heartbeat", "Collect from heartbeat", False, ("heartbeat",), ("heartbeat",),
+        lambda s, o: compat.heartbeat_families(_raw(s, "heartbeat", {}))),
+    ExporterCollector(
+        "slave_hosts", "Scrape information from 'SHOW SLAVE HOSTS'", False, ("slave_hosts",), (),
+        lambda s, o: compat.slave_hosts_families(_raw(s, "slave_hosts", []))),
+    ExporterCollector(
+        "host", "Collect load, memory and I/O of the database host and the mysqld process (mysql_host_*, "
+        "mysql_process_*); only when the exporter runs on the database host", True, ("host", "process"),
+        ("host", "process"), local_only=True),
+)
+
+BY_NAME = {c.name: c for c in COLLECTORS}
+
+# Catalog kinds that no collector owns: exported whenever the snapshot has them
+# (derived values exist only when their inputs were collected; leak values come
+# from the leak detector).
+ALWAYS_EXPORTED_KINDS = frozenset({"derived", "leak", "agent"})
+
+
+def select(enabled: dict[str, bool], requested: list[str] | None = None) -> tuple[ExporterCollector, ...]:
+    """The collectors to run: the enabled ones, narrowed by ``collect[]`` when given.
+
+    As in mysqld_exporter, ``collect[]`` filters the enabled collectors, and a
+    filter that matches none of them falls back to all enabled collectors.
+    """
+    chosen = tuple(c for c in COLLECTORS if enabled.get(c.name, c.default))
+    if requested:
+        wanted = set(requested)
+        filtered = tuple(c for c in chosen if c.name in wanted)
+        if filtered:
+            return filtered
+    return chosen

@@ -1,0 +1,118 @@
+"""One scrape as metric families: mysql_up, compatible families, catalog families, self metrics.
+
+``ScrapeCollector`` is the prometheus_client custom collector registered in a
+fresh ``CollectorRegistry`` per request: it holds one finished collection and
+yields families from it, mutating nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Iterator
+
+from prometheus_client import CollectorRegistry
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+
+from agents.catalog import Catalog
+from agents.exporter.collectors import ALWAYS_EXPORTED_KINDS, CompatOptions
+from agents.exporter.families import catalog_families, exposed_names
+from agents.exporter.targets import (
+    ScrapeOutcome,
+    TargetCounters,
+    collector_ok,
+    collector_statuses,
+    not_local,
+)
+
+log = logging.getLogger(__name__)
+
+
+def _self_families(outcome: ScrapeOutcome, counters: TargetCounters, up: float) -> list[Metric]:
+    mysql_up = GaugeMetricFamily("mysql_up", "Whether the MySQL server is up.")
+    mysql_up.add_metric([], up)
+    success = GaugeMetricFamily("mysql_exporter_collector_success", "mysqld_exporter: Whether a collector succeeded.",
+                                labels=["collector"])
+    duration = GaugeMetricFamily("mysql_exporter_collector_duration_seconds", "Collector time duration.",
+                                 labels=["collector"])
+    snapshot = outcome.record.snapshot if outcome.record else None
+    any_failed = snapshot is None
+    for collector in outcome.collectors:
+        if snapshot is not None and not_local(collector, snapshot):
+            continue
+        ok = snapshot is not None and collector_ok(collector, snapshot)
+        any_failed = any_failed or not ok
+        success.add_metric([collector.label], 1.0 if ok else 0.0)
+        if snapshot is not None and snapshot.up:
+            seconds = sum(s.duration_seconds for s in collector_statuses(collector, snapshot))
+            duration.add_metric([collector.label], seconds)
+
+    errors = CounterMetricFamily("mysql_exporter_scrape_errors_total",
+                                 "Collections in which a collector failed, by collector and reason "
+                                 "(connection, privilege, timeout, deadline, unsupported, parse, error).",
+                                 labels=["collector", "reason"])
+    for (label, reason), count in sorted(counters.errors.items()):
+        errors.add_metric([label, reason], count)
+    last_success = GaugeMetricFamily("mysql_exporter_last_success_timestamp_seconds",
+                                     "Unix time of the last collection in which the collector succeeded.",
+                                     labels=["collector"])
+    for label, stamp in sorted(counters.last_success.items()):
+        last_success.add_metric([label], stamp)
+    scrapes = CounterMetricFamily("mysql_exporter_scrapes_total", "Total number of times MySQL was scraped for metrics.")
+    scrapes.add_metric([], counters.scrapes)
+    last_error = GaugeMetricFamily("mysql_exporter_last_scrape_error",
+                                   "Whether the last scrape of metrics from MySQL resulted in an error "
+                                   "(1 for error, 0 for success).")
+    last_error.add_metric([], 1.0 if any_failed else 0.0)
+    families = [mysql_up, success, errors, last_success, scrapes, last_error]
+    if duration.samples:
+        families.insert(2, duration)
+    return families
+
+
+def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: Catalog,
+                    options: CompatOptions, up_when_unknown: bool) -> list[Metric]:
+    """Everything one scrape exposes.  MySQL down: mysql_up 0 and self metrics, no MySQL values."""
+    record = outcome.record
+    if record is None:
+        # The deadline passed before any collection finished: say so, show no numbers.
+        return _self_families(outcome, counters, 1.0 if up_when_unknown else 0.0)
+    snapshot = record.snapshot
+    families = _self_families(outcome, counters, 1.0 if snapshot.up else 0.0)
+    if not snapshot.up:
+        return families
+    taken: set[str] = set()
+    for family in families:
+        taken.update(exposed_names(family))
+    kinds: set[str] = set(ALWAYS_EXPORTED_KINDS)
+    for collector in outcome.collectors:
+        kinds.update(collector.catalog_kinds)
+        if collector.compat is None or not collector_ok(collector, snapshot):
+            continue
+        try:
+            built = collector.compat(snapshot, options)
+        except Exception:  # a row shape we did not expect: log it, keep the other collectors
+            log.exception("%s: building the %s families failed", snapshot.target, collector.label)
+            continue
+        for family in built:
+            names = exposed_names(family)
+            if taken.isdisjoint(names):
+                families.append(family)
+                taken.update(names)
+    families.extend(catalog_families(catalog, snapshot, kinds, taken))
+    return families
+
+
+class ScrapeCollector:
+    """A prometheus_client collector serving one scrape's families."""
+
+    def __init__(self, families: list[Metric]):
+        self._families = families
+
+    def collect(self) -> Iterator[Metric]:
+        return iter(self._families)
+
+
+def registry_for(families: list[Metric]) -> CollectorRegistry:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(ScrapeCollector(families))
+    return registry

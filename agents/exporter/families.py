@@ -1,0 +1,119 @@
+"""Catalog metrics as Prometheus metric families, read from a Snapshot.
+
+Every catalog entry with a ``prometheus`` spec whose source an enabled collector
+covers is exported under the catalog's name and type, from ``Snapshot.values``
+(scalars) or ``Snapshot.series`` (labelled).  Nothing here names a metric by hand:
+new catalog entries (mysql_innodb_*, mysql_host_*, mysql_leak_*) appear without code.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, UnknownMetricFamily
+
+from agents.catalog import Catalog
+from agents.snapshot import Snapshot, Value
+
+_FAMILY_TYPES = {
+    "counter": CounterMetricFamily,
+    "gauge": GaugeMetricFamily,
+    "untyped": UnknownMetricFamily,
+    "info": GaugeMetricFamily,
+}
+
+
+def sample_value(value: Value) -> float | None:
+    """A catalog value as a sample; None (SQL NULL) is NaN: present, but no number.
+
+    Text values have no sample (they travel as labels of info metrics).
+    """
+    if value is None:
+        return math.nan
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, (int, float)):
+        return float(value)
+    return None
+
+
+def exposed_names(family: Metric) -> tuple[str, ...]:
+    """The sample names a family puts on the wire (a counter family "x" writes "x_total")."""
+    if family.type == "counter":
+        return family.name, family.name + "_total"
+    if family.type == "info":
+        return family.name, family.name + "_info"
+    return (family.name,)
+
+
+@dataclass(frozen=True)
+class _Export:
+    name: str  # catalog name
+    prometheus_name: str
+    prometheus_type: str
+    help: str
+    labels: tuple[str, ...]
+
+
+# The catalog does not change at run time and the same few collector sets recur
+# every scrape: keep the filtered list per (catalog, kinds).  The catalog itself
+# is kept in the value so its id() cannot be reused while the entry lives.
+_EXPORTS_CACHE: dict[tuple[int, frozenset[str]], tuple[Catalog, tuple["_Export", ...]]] = {}
+
+
+def _exports(catalog: Catalog, kinds: frozenset[str]) -> tuple[_Export, ...]:
+    key = (id(catalog), kinds)
+    cached = _EXPORTS_CACHE.get(key)
+    if cached is not None and cached[0] is catalog:
+        return cached[1]
+    exports = tuple(
+        _Export(m.name, m.prometheus.name, m.prometheus.type, m.help, m.labels)
+        for m in catalog
+        if m.prometheus is not None and m.source.kind in kinds
+    )
+    if len(_EXPORTS_CACHE) > 256:
+        _EXPORTS_CACHE.clear()
+    _EXPORTS_CACHE[key] = (catalog, exports)
+    return exports
+
+
+def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
+                     skip_names: set[str] | frozenset[str] = frozenset()) -> list[Metric]:
+    """Families for the catalog metrics of ``kinds`` present in the snapshot.
+
+    ``skip_names`` are wire names already taken (the mysqld_exporter-compatible
+    families win, since that is what existing queries read).
+    """
+    families: list[Metric] = []
+    taken = set(skip_names)
+    for export in _exports(catalog, frozenset(kinds)):
+        if export.prometheus_name in taken:
+            continue
+        if export.labels:
+            series = snapshot.series.get(export.name)
+            if not series:
+                continue
+            family = _FAMILY_TYPES[export.prometheus_type](export.prometheus_name, export.help,
+                                                           labels=list(export.labels))
+            for labels, value in series.items():
+                number = sample_value(value)
+                if number is None:
+                    continue
+                by_name = dict(labels)
+                family.add_metric([by_name.get(label, "") for label in export.labels], number)
+            if family.samples:
+                families.append(family)
+                taken.update(exposed_names(family))
+            continue
+        if export.name not in snapshot.values:
+            continue
+        number = sample_value(snapshot.values[export.name])
+        if number is None:
+            continue
+        family = _FAMILY_TYPES[export.prometheus_type](export.prometheus_name, export.help)
+        family.add_metric([], number)
+        families.append(family)
+        taken.update(exposed_names(family))
+    return families

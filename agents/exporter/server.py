@@ -1,0 +1,284 @@
+"""The exporter's HTTP(S) server: /, the telemetry path (default /metrics) and /probe.
+
+Standard library only (ThreadingHTTPServer, ssl): one thread per connection, TLS
+and basic auth from the exporter-toolkit web config, exposition by
+prometheus_client with the format negotiated from the Accept header
+(Prometheus text 0.0.4 or OpenMetrics).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import html
+import logging
+import os
+import socket
+import threading
+import time
+from collections import OrderedDict
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from prometheus_client.exposition import choose_encoder
+
+from agents.catalog import Catalog
+from agents.connection import ConfigError, ConnectionSettings
+from agents.exporter.collectors import COLLECTORS, ExporterCollector, select
+from agents.exporter.exposition import registry_for, scrape_families
+from agents.exporter.flags import ExporterConfig, parse_listen_address
+from agents.exporter.targets import Target, default_settings, probe_settings
+from agents.exporter.web_config import BasicAuthVerifier, WebConfig
+
+log = logging.getLogger(__name__)
+
+SCRAPE_TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
+MAX_PROBE_TARGETS = 64
+
+
+class ExporterApp:
+    """Everything a request needs: configuration, targets, auth.  Shared by all handler threads."""
+
+    def __init__(self, config: ExporterConfig, catalog: Catalog, web: WebConfig, *, collector_factory=None,
+                 environ: dict[str, str] | None = None):
+        self.config = config
+        self.catalog = catalog
+        self.web = web
+        self.verifier = BasicAuthVerifier(web.users) if web.users else None
+        self.environ = dict(os.environ if environ is None else environ)
+        self._collector_factory = collector_factory or self._new_collector
+        self._lock = threading.Lock()
+        self._default: Target | None = None
+        self._probes: OrderedDict[tuple[str, str], Target] = OrderedDict()
+        self.enabled = tuple(c for c in COLLECTORS if config.enabled.get(c.name, c.default))
+
+    # ------------------------------------------------------------------ targets
+
+    def _new_collector(self, settings: ConnectionSettings):
+        from agents.collection import Collector
+        from agents.sources.heartbeat import HeartbeatOptions
+
+        names = {c.name for c in self.enabled}
+        heartbeat = None
+        if "heartbeat" in names:
+            heartbeat = HeartbeatOptions(self.config.heartbeat_database, self.config.heartbeat_table,
+                                         self.config.heartbeat_utc)
+        sources = {s for c in self.enabled for s in c.sources} - {"heartbeat"}
+        return Collector(
+            settings,
+            self.catalog,
+            sources,
+            statement_timeout=self.config.collector_timeout,
+            lock_wait_timeout=self.config.lock_wait_timeout,
+            heartbeat=heartbeat,
+            host_metrics="auto" if "host" in names else "off",
+        )
+
+    def _target(self, name: str, settings: ConnectionSettings) -> Target:
+        return Target(name, self._collector_factory(settings), min_interval=self.config.min_interval,
+                      statement_timeout=self.config.collector_timeout)
+
+    def default_target(self) -> Target:
+        with self._lock:
+            if self._default is None:
+                settings = default_settings(self.config.my_cnf, self.config.mysqld_address,
+                                            self.config.mysqld_username, self.environ)
+                log.info("/metrics target: %s", settings)
+                self._default = self._target(settings.target, settings)
+            return self._default
+
+    def probe_target(self, target: str, auth_module: str) -> Target:
+        key = (target, auth_module)
+        with self._lock:
+            existing = self._probes.get(key)
+            if existing is not None:
+                self._probes.move_to_end(key)
+                return existing
+        settings = probe_settings(self.config.my_cnf, target, auth_module, self.environ)
+        created = self._target(f"{target} ({auth_module})", settings)
+        evicted = None
+        with self._lock:
+            existing = self._probes.get(key)
+            if existing is not None:  # another thread won the race
+                evicted = created
+                created = existing
+            else:
+                self._probes[key] = created
+                if len(self._probes) > MAX_PROBE_TARGETS:
+                    _, evicted = self._probes.popitem(last=False)
+        if evicted is not None:
+            evicted.close()
+        return created
+
+    def close(self) -> None:
+        with self._lock:
+            targets = ([self._default] if self._default else []) + list(self._probes.values())
+            self._default = None
+            self._probes.clear()
+        for target in targets:
+            target.close()
+
+    # ------------------------------------------------------------------ scraping
+
+    def deadline(self, timeout_header: str | None) -> float:
+        timeout = self.config.scrape_timeout
+        if timeout_header:
+            try:
+                prometheus_timeout = float(timeout_header)
+            except ValueError:
+                log.warning("ignoring %s: %r is not a number", SCRAPE_TIMEOUT_HEADER, timeout_header)
+            else:
+                if prometheus_timeout > self.config.timeout_offset:
+                    timeout = prometheus_timeout - self.config.timeout_offset
+                elif prometheus_timeout > 0:
+                    timeout = prometheus_timeout
+        return time.monotonic() + timeout
+
+    def collectors_for(self, requested: list[str]) -> tuple[ExporterCollector, ...]:
+        return select(self.config.enabled, requested)
+
+    def scrape(self, target: Target, requested: list[str], timeout_header: str | None) -> list:
+        collectors = self.collectors_for(requested)
+        outcome = target.scrape(collectors, self.deadline(timeout_header))
+        connected = bool(getattr(getattr(target.collector, "connection", None), "connected", False))
+        return scrape_families(outcome, target.counters, self.catalog, self.config.compat, connected)
+
+
+# --------------------------------------------------------------------------- HTTP
+
+
+def landing_page(telemetry_path: str) -> bytes:
+    path = html.escape(telemetry_path)
+    return (
+        "<!DOCTYPE html>\n<html><head><title>MySQL exporter (mysql-snmp)</title></head><body>\n"
+        "<h1>MySQL exporter (mysql-snmp)</h1>\n"
+        "<p>Prometheus metrics of MySQL, MariaDB and Percona Server, compatible with mysqld_exporter.</p>\n"
+        f"<ul><li><a href=\"{path}\">{path}</a>: the configured server</li>\n"
+        "<li><a href=\"/probe?target=127.0.0.1:3306\">/probe?target=HOST:PORT&amp;auth_module=client.NAME</a>: "
+        "any server, credentials from [client.NAME] of the option file</li></ul>\n"
+        "</body></html>\n"
+    ).encode()
+
+
+class ExporterRequestHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: Prometheus reuses its connection
+    server_version = "mysql-snmp-exporter"
+    timeout = 60  # a client that stops sending is dropped instead of holding a thread
+    app: ExporterApp  # set on the subclass made by make_server
+
+    def log_message(self, fmt, *args):  # noqa: A003 - the stdlib's name
+        log.debug("%s %s", self.address_string(), fmt % args)
+
+    def _send(self, status: int, body: bytes, content_type: str = "text/plain; charset=utf-8",
+              headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        for name, value in {**self.app.web.headers, **(headers or {})}.items():
+            self.send_header(name, value)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _authorized(self) -> bool:
+        verifier = self.app.verifier
+        if verifier is None:
+            return True
+        header = self.headers.get("Authorization", "")
+        scheme, _, encoded = header.partition(" ")
+        if scheme.lower() == "basic":
+            try:
+                user, sep, password = base64.b64decode(encoded.strip(), validate=True).decode("utf-8").partition(":")
+            except (binascii.Error, UnicodeDecodeError):
+                sep = ""
+            if sep and verifier.verify(user, password):
+                return True
+        self._send(401, b"Unauthorized\n", headers={"WWW-Authenticate": 'Basic realm="mysql-snmp exporter"'})
+        return False
+
+    def do_HEAD(self):  # noqa: N802 - the stdlib's name
+        self.do_GET()
+
+    def do_GET(self):  # noqa: N802 - the stdlib's name
+        if not self._authorized():
+            return
+        url = urlsplit(self.path)
+        params = parse_qs(url.query)
+        try:
+            if url.path == self.app.config.telemetry_path:
+                self._metrics(self.app.default_target(), params.get("collect[]", []))
+            elif url.path == "/probe":
+                target = (params.get("target") or [""])[0]
+                if not target:
+                    self._send(400, b"target is required\n")
+                    return
+                auth_module = (params.get("auth_module") or ["client"])[0]
+                self._metrics(self.app.probe_target(target, auth_module), params.get("collect[]", []))
+            elif url.path == "/":
+                self._send(200, landing_page(self.app.config.telemetry_path), "text/html; charset=utf-8")
+            else:
+                self._send(404, b"Not Found\n")
+        except ConfigError as exc:
+            log.error("%s: %s", self.path, exc)
+            self._send(400, f"{exc}\n".encode())
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _metrics(self, target: Target, requested: list[str]) -> None:
+        families = self.app.scrape(target, requested, self.headers.get(SCRAPE_TIMEOUT_HEADER))
+        encoder, content_type = choose_encoder(self.headers.get("Accept"))
+        body = encoder(registry_for(families))
+        headers = {}
+        if "gzip" in self.headers.get("Accept-Encoding", ""):
+            body = gzip.compress(body, compresslevel=1)
+            headers["Content-Encoding"] = "gzip"
+        self._send(200, body, content_type, headers)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address, handler, ssl_context=None, family=socket.AF_INET):
+        self.address_family = family
+        self.ssl_context = ssl_context
+        super().__init__(address, handler)
+
+    def get_request(self):
+        sock, address = super().get_request()
+        if self.ssl_context is not None:
+            # Handshake in the handler thread (on first read), not in the accept loop,
+            # so one slow client cannot stall every other scrape.
+            sock = self.ssl_context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
+        return sock, address
+
+
+def make_servers(app: ExporterApp) -> list[ThreadingHTTPServer]:
+    handler = type("BoundExporterRequestHandler", (ExporterRequestHandler,), {"app": app})
+    context = app.web.tls.context() if app.web.tls else None
+    servers = []
+    for address in app.config.listen_addresses:
+        host, port = parse_listen_address(address)
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        servers.append(_Server((host, port), handler, context, family))
+    return servers
+
+
+def serve(app: ExporterApp, stop: threading.Event | None = None) -> None:
+    """Serve until ``stop`` is set (or forever)."""
+    servers = make_servers(app)
+    threads = []
+    for server in servers:
+        host, port = server.server_address[:2]
+        log.info("listening on %s:%d (%s)", host or "*", port, "TLS" if app.web.tls else "TLS is disabled")
+        thread = threading.Thread(target=server.serve_forever, name=f"http-{port}", daemon=True)
+        thread.start()
+        threads.append(thread)
+    try:
+        (stop or threading.Event()).wait()
+    finally:
+        for server in servers:
+            server.shutdown()
+            server.server_close()
+        app.close()

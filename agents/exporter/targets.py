@@ -1,0 +1,219 @@
+"""Per-target state: one Collector (one persistent connection), shared collections, counters.
+
+- Single-flight: scrapes of one target that arrive while a collection runs wait for
+  that collection instead of starting their own, so N Prometheus replicas cost
+  one set of statements.
+- ``min_interval``: a scrape closer than this to the last collection is served
+  that collection (same values, same timestamp) without touching MySQL.
+- Deadline: a scrape never waits past its deadline.  The collector is told to
+  start no source after ``deadline - statement timeout`` (a source already
+  running is bounded by the server-side statement timeout), so a slow source
+  costs its own collector_success, not the whole scrape.
+- Errors are counted once per collection, by collector and reason, and the
+  time of each collector's last success is kept: the exporter's honest account
+  of itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+from agents.connection import ConfigError, ConnectionSettings, PASSWORD_ENV, parse_port, settings_from_my_cnf
+from agents.exporter.collectors import ExporterCollector
+from agents.snapshot import Snapshot, SourceStatus
+
+log = logging.getLogger(__name__)
+
+
+# --------------------------------------------------------------------------- addresses and settings
+
+def apply_address(settings: ConnectionSettings, address: str) -> ConnectionSettings:
+    """``host:port``, ``[v6]:port`` or ``unix:///path/to/socket`` onto connection settings."""
+    if address.startswith("unix:"):
+        path = address[len("unix:"):]
+        path = path[2:] if path.startswith("//") else path
+        if not path.startswith("/"):
+            raise ConfigError(f"target {address!r}: a unix socket needs an absolute path (unix:///path)")
+        return replace(settings, host="localhost", socket=path)
+    host, sep, port = address.rpartition(":")
+    if not sep or not host:
+        raise ConfigError(f"target {address!r} is not host:port or unix:///path")
+    return replace(settings, host=host.strip("[]"), port=parse_port(port, f"target {address!r}"), socket=None)
+
+
+def default_settings(my_cnf: str | None, address: str | None, username: str | None,
+                     environ: dict[str, str]) -> ConnectionSettings:
+    """Settings of /metrics, as mysqld_exporter forms them.
+
+    The option file's ``[client]`` wins; ``--mysqld.address`` / ``--mysqld.username``
+    fill what it leaves out, and MYSQLD_EXPORTER_PASSWORD is the password when the
+    file has none.
+    """
+    path = Path(my_cnf).expanduser() if my_cnf else None
+    if path is not None and path.exists():
+        settings = settings_from_my_cnf(path, "client")
+    else:
+        if path is not None and my_cnf not in (None, "~/.my.cnf"):
+            raise ConfigError(f"{path}: no such file")
+        settings = ConnectionSettings(origin="flags")
+    if settings.host is None and settings.socket is None:
+        settings = apply_address(settings, address or "localhost:3306")
+    if settings.user is None and username:
+        settings = replace(settings, user=username)
+    return with_env_password(settings, environ)
+
+
+def with_env_password(settings: ConnectionSettings, environ: dict[str, str]) -> ConnectionSettings:
+    if not settings.password and environ.get(PASSWORD_ENV):
+        return replace(settings, password=environ[PASSWORD_ENV])
+    return settings
+
+
+def probe_settings(my_cnf: str, target: str, auth_module: str, environ: dict[str, str]) -> ConnectionSettings:
+    """Settings of /probe: ``[client.<name>]`` (inheriting ``[client]``) aimed at ``target``."""
+    settings = settings_from_my_cnf(Path(my_cnf).expanduser(), auth_module or "client")
+    return with_env_password(apply_address(settings, target), environ)
+
+
+def is_socket_or_loopback(settings: ConnectionSettings) -> bool:
+    return settings.uses_socket or (settings.host or "localhost") in ("localhost", "127.0.0.1", "::1")
+
+
+# --------------------------------------------------------------------------- scrape results
+
+@dataclass
+class CollectionRecord:
+    """One finished collection and what the exporter made of it."""
+
+    snapshot: Snapshot
+    collectors: tuple[ExporterCollector, ...]
+    finished: float  # time.monotonic()
+
+
+@dataclass
+class ScrapeOutcome:
+    """What one HTTP scrape gets: a collection, or nothing when the deadline passed first."""
+
+    collectors: tuple[ExporterCollector, ...]
+    record: CollectionRecord | None
+    cached: bool = False
+
+
+@dataclass
+class TargetCounters:
+    scrapes: int = 0
+    errors: Counter = field(default_factory=Counter)  # (collector label, reason) -> count
+    last_success: dict[str, float] = field(default_factory=dict)  # collector label -> unix time
+    collections: int = 0
+
+
+def collector_statuses(collector: ExporterCollector, snapshot: Snapshot) -> list[SourceStatus]:
+    return [snapshot.sources[s] for s in collector.sources if s in snapshot.sources]
+
+
+def collector_ok(collector: ExporterCollector, snapshot: Snapshot) -> bool:
+    statuses = collector_statuses(collector, snapshot)
+    return snapshot.up and bool(statuses) and all(s.ok for s in statuses)
+
+
+def not_local(collector: ExporterCollector, snapshot: Snapshot) -> bool:
+    statuses = collector_statuses(collector, snapshot)
+    return bool(statuses) and all(s.reason == "not_local" for s in statuses)
+
+
+class Target:
+    """One MySQL server the exporter scrapes (the /metrics one, or a /probe target)."""
+
+    def __init__(self, name: str, collector, *, min_interval: float = 0.0, statement_timeout: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic):
+        self.name = name
+        self.collector = collector
+        self.min_interval = min_interval
+        self.statement_timeout = statement_timeout
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._inflight: dict[frozenset[str], Future] = {}
+        self._last: dict[frozenset[str], CollectionRecord] = {}
+        # One worker: the collector serialises collections on its one connection anyway,
+        # and a worker thread lets every waiting scrape give up at its own deadline.
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"collect-{name}")
+        self.counters = TargetCounters()
+        self._not_local_logged = False
+        self.last_used = clock()
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        self.collector.close()
+
+    def scrape(self, collectors: tuple[ExporterCollector, ...], deadline: float) -> ScrapeOutcome:
+        """Collect (or join / reuse a collection) for ``collectors``, waiting at most until ``deadline``."""
+        sources = frozenset(s for c in collectors for s in c.sources)
+        now = self._clock()
+        self.last_used = now
+        with self._lock:
+            self.counters.scrapes += 1
+            last = self._last.get(sources)
+            if self.min_interval > 0 and last is not None and now - last.finished < self.min_interval:
+                return ScrapeOutcome(collectors, last, cached=True)
+            future = self._inflight.get(sources)
+            if future is None:
+                remaining = max(0.0, deadline - now)
+                # Leave the last statement its full timeout before the scrape deadline,
+                # but never less than half the scrape to start sources in.
+                source_deadline = deadline - min(self.statement_timeout, remaining / 2)
+                future = self._executor.submit(self._collect, sources, collectors, source_deadline)
+                self._inflight[sources] = future
+                future.add_done_callback(lambda _f, key=sources: self._finished(key))
+        try:
+            record = future.result(timeout=max(0.0, deadline - self._clock()))
+        except FutureTimeout:
+            with self._lock:
+                for collector in collectors:
+                    self.counters.errors[(collector.label, "deadline")] += 1
+            log.warning("%s: no collection finished before the scrape deadline", self.name)
+            return ScrapeOutcome(collectors, None)
+        return ScrapeOutcome(collectors, record)
+
+    def _finished(self, key: frozenset[str]) -> None:
+        with self._lock:
+            self._inflight.pop(key, None)
+
+    def _collect(self, sources: frozenset[str], collectors: tuple[ExporterCollector, ...],
+                 source_deadline: float) -> CollectionRecord:
+        snapshot = self.collector.collect(set(sources), deadline=source_deadline)
+        record = CollectionRecord(snapshot, collectors, self._clock())
+        self._account(record)
+        with self._lock:
+            self._last[sources] = record
+        return record
+
+    def _account(self, record: CollectionRecord) -> None:
+        snapshot = record.snapshot
+        with self._lock:
+            self.counters.collections += 1
+            for collector in record.collectors:
+                if not_local(collector, snapshot):
+                    self._log_not_local(collector, snapshot)
+                    continue
+                if collector_ok(collector, snapshot):
+                    self.counters.last_success[collector.label] = snapshot.timestamp
+                    continue
+                statuses = collector_statuses(collector, snapshot)
+                reasons = {s.reason or "error" for s in statuses if not s.ok} or {"connection"}
+                for reason in reasons:
+                    self.counters.errors[(collector.label, reason)] += 1
+
+    def _log_not_local(self, collector: ExporterCollector, snapshot: Snapshot) -> None:
+        if self._not_local_logged:
+            return
+        self._not_local_logged = True
+        errors = "; ".join(sorted({s.error or "" for s in collector_statuses(collector, snapshot)}))
+        log.info("%s: %s off: the exporter does not run on the database host (%s)",
+                 self.name, collector.label, errors)
