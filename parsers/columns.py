@@ -31,8 +31,13 @@ def fold_row(row: object, what: str = "row") -> dict[str, Any]:
 
 def pick(folded: Mapping[str, Any], names: Sequence[str]) -> Any:
     """The value of the first of ``names`` present in a folded row, or MISSING."""
+    return pick_named(folded, names)[1]
+
+
+def pick_named(folded: Mapping[str, Any], names: Sequence[str]) -> tuple[str | None, Any]:
+    """(the spelling found, its value), or (None, MISSING)."""
     for name in names:
         value = folded.get(name.lower(), MISSING)
         if value is not MISSING:
-            return value
-    return MISSING
+            return name, value
+    return None, MISSING
