@@ -118,10 +118,11 @@ class _Parser:
         while index < count:
             line = lines[index]
             first = line[:1]
-            if first == "-" and index + 2 < count and _is_dashes(line):
+            if first == "-" and index + 1 < count and _is_dashes(line):
                 title = lines[index + 1].strip()
-                if (title in sections.HANDLERS or title == _END_TITLE) and \
-                        (_is_dashes(lines[index + 2]) or lines[index + 2].startswith("====")):
+                # "END OF ..." needs no closing line: its "====" line may be the unterminated last one
+                if title == _END_TITLE or (title in sections.HANDLERS and index + 2 < count
+                                           and _is_dashes(lines[index + 2])):
                     if self.quoting:
                         if self.quote_candidate < 0:
                             self.quote_candidate = index

@@ -315,6 +315,8 @@ def insert_buffer_and_ahi(state: ScanState, line: str) -> None:
         # "delete " also matches inside "delete mark": take the last "delete N"
         numbers[2] = to_int(line.rsplit(None, 1)[-1])
         _store(values, tuple(f"innodb_ibuf_{state.ibuf_ops}_{op}" for op in _IBUF_OPS), numbers)
+        if state.ibuf_ops == "merged" and None not in numbers:
+            values["innodb_ibuf_merged_operations"] = sum(numbers)
         state.ibuf_ops = ""
     elif line[:1].isdigit():
         if " merged recs, " in line:
