@@ -365,6 +365,11 @@ class MySQLConnection:
     def connected(self) -> bool:
         return self._conn is not None
 
+    @property
+    def thread_id(self) -> int | None:
+        """The server's id for this connection (CONNECTION_ID()), from the handshake."""
+        return self._conn.thread_id() if self._conn is not None else None
+
     def _connect_raw(self):
         import pymysql
 
@@ -457,3 +462,34 @@ def session_setup_statements(server: ServerInfo, statement_timeout: float, lock_
     elif server.version >= (5, 7, 8):
         statements.append(f"SET SESSION max_execution_time = {int(statement_timeout * 1000)}")
     return statements
+
+
+# --------------------------------------------------------------------------- command-line flags
+
+
+def add_connection_arguments(parser) -> None:
+    """The connection flags every command that talks to MySQL shares (argparse)."""
+    group = parser.add_argument_group(
+        "connection",
+        f"Where to connect. The password comes only from the my.cnf file or the {PASSWORD_ENV} "
+        "environment variable, never from a flag (flags show in ps).",
+    )
+    group.add_argument("--my-cnf", "--config.my-cnf", dest="my_cnf", metavar="FILE",
+                       help=f"MySQL option file with a [client] section (default: {DEFAULT_MY_CNF}, if it exists)")
+    group.add_argument("--my-cnf-section", default="client", metavar="SECTION",
+                       help="section of the file to read; [client.NAME] inherits from [client] (default: client)")
+    group.add_argument("--host", help="server host name or address (overrides the file)")
+    group.add_argument("--port", help=f"server TCP port (overrides the file; default {DEFAULT_PORT})")
+    group.add_argument("--socket", help="server Unix socket, used when the host is localhost (overrides the file)")
+    group.add_argument("--user", help="MySQL user (overrides the file)")
+    group.add_argument("--statement-timeout", type=float, default=5.0, metavar="SECONDS",
+                       help="limit for each statement, enforced by the server where it can (default: 5)")
+    group.add_argument("--lock-wait-timeout", "--exporter.lock_wait_timeout", dest="lock_wait_timeout", type=int,
+                       default=1, metavar="SECONDS",
+                       help="session lock_wait_timeout, so monitoring never queues behind DDL for long (default: 1)")
+
+
+def settings_from_args(args) -> ConnectionSettings:
+    return resolve_settings(
+        args.my_cnf, section=args.my_cnf_section, host=args.host, port=args.port, socket=args.socket, user=args.user
+    )

@@ -1,0 +1,246 @@
+"""One collection: run the scrapers against one server, build a Snapshot keyed by catalog name.
+
+``Collector`` owns one persistent ``MySQLConnection``.  It is safe to call from
+several threads but serialises them: one collection at a time (the exporter and
+the AgentX agent already do one at a time; the lock only makes misuse harmless).
+
+What a snapshot promises:
+- every value comes from *this* collection (nothing is carried over from the
+  previous one); a value the server did not print is absent;
+- each selected source has a SourceStatus: ok, duration, statements run, error
+  and a reason code (privilege, timeout, connection, unsupported, parse, deadline,
+  not_local, error);
+- when the server goes away mid-collection the snapshot has ``up=False``, the
+  error, and no values at all, rather than half of a collection.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+from agents.catalog import Catalog, load_catalog
+from agents.connection import ConnectionSettings, MySQLConnection, MySQLUnavailable, QueryError
+from agents.derived import apply_derivations
+from agents.snapshot import Snapshot, SourceStatus
+from agents.sources import Scraper, SourceResult, SourceUnavailable, default_source_names, scraper_classes
+
+if TYPE_CHECKING:
+    from agents.sources.heartbeat import HeartbeatOptions
+
+log = logging.getLogger(__name__)
+
+HOST_METRICS_MODES = ("auto", "on", "off")
+PSUTIL_SOURCES = frozenset({"host", "process"})
+
+
+@dataclass
+class _Disabled:
+    """A source switched off after a missing privilege, until ``retry_at``."""
+
+    error: str
+    retry_at: float
+
+
+class Collector:
+    def __init__(
+        self,
+        settings: ConnectionSettings,
+        catalog: Catalog | None = None,
+        sources: set[str] | frozenset[str] | tuple[str, ...] | None = None,
+        *,
+        statement_timeout: float = 5.0,
+        lock_wait_timeout: int = 1,
+        heartbeat: HeartbeatOptions | None = None,
+        host_metrics: str = "auto",
+        privilege_retry_seconds: float = 3600.0,
+        connection: MySQLConnection | None = None,
+    ):
+        if host_metrics not in HOST_METRICS_MODES:
+            raise ValueError(f"host_metrics must be one of {HOST_METRICS_MODES}, not {host_metrics!r}")
+        classes = scraper_classes()
+        names = set(default_source_names()) if sources is None else set(sources)
+        if heartbeat is not None:
+            names.add("heartbeat")
+        if host_metrics == "off":
+            names -= PSUTIL_SOURCES
+        unknown = names - set(classes)
+        if unknown:
+            raise ValueError(f"unknown source(s) {', '.join(sorted(unknown))}; known: {', '.join(classes)}")
+        self.settings = settings
+        self.catalog = catalog if catalog is not None else load_catalog()
+        self.host_metrics = host_metrics
+        self.privilege_retry_seconds = privilege_retry_seconds
+        self.connection = connection or MySQLConnection(
+            settings, statement_timeout=statement_timeout, lock_wait_timeout=lock_wait_timeout
+        )
+        # Ordered as SCRAPER_MODULES: host/process read the pid_file that global_variables found.
+        self.scrapers: dict[str, Scraper] = {
+            name: self._build(cls, heartbeat) for name, cls in classes.items() if name in names
+        }
+        self._disabled: dict[str, _Disabled] = {}
+        self._lock = threading.Lock()
+
+    def _build(self, cls: type[Scraper], heartbeat: HeartbeatOptions | None) -> Scraper:
+        if cls.name == "heartbeat":
+            return cls(heartbeat)
+        if cls.name in PSUTIL_SOURCES:
+            return cls(mode=self.host_metrics, settings=self.settings)
+        return cls()
+
+    @property
+    def source_names(self) -> tuple[str, ...]:
+        return tuple(self.scrapers)
+
+    def close(self) -> None:
+        with self._lock:
+            self.connection.close()
+
+    def __enter__(self) -> "Collector":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ collection
+
+    def collect(self, sources: set[str] | None = None, deadline: float | None = None) -> Snapshot:
+        """Run the selected sources (default: all of this collector's) and return a Snapshot.
+
+        ``deadline`` is a ``time.monotonic()`` instant: sources not started by then are
+        reported with reason "deadline" (a statement already running is bounded by the
+        statement timeout instead).
+        """
+        with self._lock:
+            return self._collect(sources, deadline)
+
+    def _collect(self, sources: set[str] | None, deadline: float | None) -> Snapshot:
+        selected = [s for name, s in self.scrapers.items() if sources is None or name in sources]
+        snapshot = Snapshot(target=self.settings.target)
+        try:
+            server = self.connection.ensure_connected()
+        except QueryError as exc:
+            return self._down(snapshot, selected, str(exc), exc.reason)
+        snapshot.server = server
+        results: dict[str, SourceResult] = {}
+        context: dict[str, object] = {}
+        for scraper in selected:
+            if deadline is not None and time.monotonic() >= deadline:
+                snapshot.sources[scraper.name] = SourceStatus(
+                    scraper.name, ok=False, duration_seconds=0.0, error="collection deadline passed", reason="deadline"
+                )
+                continue
+            try:
+                status, result = self._run(scraper, server, context)
+            except MySQLUnavailable as exc:
+                log.warning("%s: lost the server during %s: %s", self.settings.target, scraper.name, exc)
+                return self._down(Snapshot(target=snapshot.target, timestamp=snapshot.timestamp), selected, str(exc),
+                                  "connection")
+            snapshot.sources[scraper.name] = status
+            if result is not None:
+                results[scraper.name] = result
+                context.update(result.raw)
+        for result in results.values():
+            snapshot.raw.update(result.raw)
+        by_kind: dict[str, list[SourceResult]] = {}
+        for name, result in results.items():
+            kind = self.scrapers[name].catalog_kind
+            if kind:
+                by_kind.setdefault(kind, []).append(result)
+        map_to_catalog(self.catalog, by_kind, snapshot)
+        apply_derivations(self.catalog, snapshot, results)
+        snapshot.up = True
+        return snapshot
+
+    def _down(self, snapshot: Snapshot, selected: list[Scraper], error: str, reason: str) -> Snapshot:
+        snapshot.up = False
+        snapshot.error = error
+        for scraper in selected:
+            snapshot.sources[scraper.name] = SourceStatus(
+                scraper.name, ok=False, duration_seconds=0.0, error=error, reason=reason
+            )
+        return snapshot
+
+    def _run(self, scraper: Scraper, server, context) -> tuple[SourceStatus, SourceResult | None]:
+        name = scraper.name
+        disabled = self._disabled.get(name)
+        if disabled is not None:
+            if time.monotonic() < disabled.retry_at:
+                return SourceStatus(name, ok=False, duration_seconds=0.0, error=disabled.error,
+                                    reason="privilege"), None
+            del self._disabled[name]
+        reason = scraper.unsupported_reason(server)
+        if reason:
+            return SourceStatus(name, ok=False, duration_seconds=0.0, error=reason, reason="unsupported"), None
+        statements_before = self.connection.statements
+        started = time.monotonic()
+
+        def status(ok: bool, error: str | None = None, reason: str | None = None) -> SourceStatus:
+            return SourceStatus(name, ok=ok, duration_seconds=time.monotonic() - started, error=error,
+                                reason=reason, statements=self.connection.statements - statements_before)
+
+        try:
+            result = scraper.collect(self.connection, server, context)
+        except MySQLUnavailable:
+            raise
+        except SourceUnavailable as exc:
+            return status(False, str(exc), "not_local" if name in PSUTIL_SOURCES else "unsupported"), None
+        except QueryError as exc:
+            if exc.reason == "privilege":
+                error = self._disable(scraper, server, exc)
+                return status(False, error, "privilege"), None
+            log.warning("%s: %s failed (%s): %s", self.settings.target, name, exc.statement, exc)
+            return status(False, str(exc), exc.reason), None
+        except Exception as exc:  # a parser refusing what the server printed: count it, keep going
+            log.warning("%s: %s: could not parse the server's answer: %s", self.settings.target, name, exc)
+            log.debug("parse failure in %s", name, exc_info=True)
+            return status(False, f"{type(exc).__name__}: {exc}", "parse"), None
+        return status(True), result
+
+    def _disable(self, scraper: Scraper, server, exc: QueryError) -> str:
+        grant = scraper.privilege_hint(server, exc.statement or "")
+        error = f"{exc.statement}: {exc} -- grant {grant} to the monitoring user"
+        self._disabled[scraper.name] = _Disabled(error, time.monotonic() + self.privilege_retry_seconds)
+        # Logged once: the source is skipped (no statement sent) until the retry time.
+        log.warning(
+            "%s: source %s disabled for %.0fs: %s",
+            self.settings.target, scraper.name, self.privilege_retry_seconds, error,
+        )
+        return error
+
+
+def map_to_catalog(catalog: Catalog, results_by_kind: Mapping[str, Sequence[SourceResult]], snapshot: Snapshot) -> None:
+    """Copy each value a source produced under its catalog name.
+
+    A catalog entry says where its value comes from: ``source: {from: KIND, key: KEY}``.
+    A source result may hold the value under the catalog name itself (parsers that
+    already speak catalog names) or under KEY (a variable name as the server prints
+    it, a parser field); KEY is also tried case-insensitively, because servers
+    disagree on the case of some variable names (``Innodb_`` vs ``innodb_``).
+    Labelled entries read ``series``, scalar entries ``values``.
+    """
+    lowered: dict[int, dict[str, object]] = {}
+    for metric in catalog:
+        key = metric.source.key
+        for result in results_by_kind.get(metric.source.kind, ()):
+            if metric.labels:
+                series = result.series.get(metric.name, result.series.get(key) if key else None)
+                if series is not None:
+                    snapshot.series[metric.name] = dict(series)
+                    break
+                continue
+            if metric.name in result.values:
+                snapshot.values[metric.name] = result.values[metric.name]
+                break
+            if key is None:
+                continue
+            if key in result.values:
+                snapshot.values[metric.name] = result.values[key]
+                break
+            index = lowered.setdefault(id(result), {k.lower(): v for k, v in result.values.items()})
+            if key.lower() in index:
+                snapshot.values[metric.name] = index[key.lower()]
+                break

@@ -1,0 +1,121 @@
+"""One scraper per file: the file list is the feature list.
+
+A scraper knows which statements it runs on which server, runs them through a
+``MySQLConnection`` and hands the rows to a parser in ``parsers/``; it parses
+nothing itself.  ``collect(conn, server) -> SourceResult``:
+
+- ``values``: scalar values keyed by the *source key* the catalog names in
+  ``source: {from: <catalog_kind>, key: <key>}`` (e.g. ``Key_read_requests`` for
+  global_status, a parser field for innodb);
+- ``series``: labelled values, source key -> {labels: value};
+- ``raw``: rows for consumers that export every row (see agents/snapshot.py), under
+  the documented keys: global_status, global_variables, innodb_status_text,
+  replica_status, binary_logs, master_status, processlist, innodb_metrics,
+  perf_schema_memory, slave_hosts, heartbeat.
+
+The collector maps source keys to catalog names; a scraper never invents a value
+the server did not print.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+from agents.snapshot import Labels, ServerInfo, Value
+from parsers.status import parse_status_rows
+
+# Order matters: later scrapers may read what earlier ones put in ``context``
+# (host/process need the server's pid_file from global_variables).
+SCRAPER_MODULES = (
+    "agents.sources.global_status",
+    "agents.sources.global_variables",
+    "agents.sources.innodb_status",
+    "agents.sources.replication",
+    "agents.sources.binlog",
+    "agents.sources.processlist",
+    "agents.sources.innodb_metrics",
+    "agents.sources.perf_schema_memory",
+    "agents.sources.slave_hosts",
+    "agents.sources.heartbeat",
+    "agents.sources.host",
+    "agents.sources.process",
+)
+
+
+@dataclass
+class SourceResult:
+    values: dict[str, Value] = field(default_factory=dict)
+    series: dict[str, dict[Labels, Value]] = field(default_factory=dict)
+    raw: dict[str, object] = field(default_factory=dict)
+
+
+class SourceUnavailable(Exception):
+    """The source cannot run here (not local, not configured, server too old); not an error."""
+
+
+class Scraper:
+    """Base for scrapers.  Subclasses set the class attributes and ``collect``."""
+
+    name: str = ""
+    catalog_kind: str | None = None  # the catalog ``source.from`` this scraper feeds
+    description: str = ""
+    enabled_by_default: bool = True
+    # Optional parameters a scraper takes from Collector(...) keyword arguments.
+    options: tuple[str, ...] = ()
+
+    def unsupported_reason(self, server: ServerInfo) -> str | None:
+        """Why this server cannot serve this scraper (None: it can)."""
+        return None
+
+    def statements(self, server: ServerInfo) -> tuple[str, ...]:
+        return ()
+
+    def privilege_hint(self, server: ServerInfo, statement: str) -> str:
+        """The grant that makes ``statement`` work, for the one log line on ERROR 1227/1142."""
+        return "PROCESS"
+
+    def collect(self, conn, server: ServerInfo, context: dict | None = None) -> SourceResult:
+        """Run the statements on ``conn``; ``context`` holds the raw rows of scrapers that ran earlier."""
+        raise NotImplementedError
+
+
+def scraper_classes() -> dict[str, type[Scraper]]:
+    classes = {}
+    for module_name in SCRAPER_MODULES:
+        cls = importlib.import_module(module_name).SCRAPER
+        classes[cls.name] = cls
+    return classes
+
+
+def default_source_names() -> tuple[str, ...]:
+    return tuple(name for name, cls in scraper_classes().items() if cls.enabled_by_default)
+
+
+def replication_grant(server: ServerInfo) -> str:
+    # MariaDB 10.5.9 split SLAVE MONITOR out of REPLICATION CLIENT (ERROR 1227 otherwise).
+    if server.flavour == "mariadb" and server.version >= (10, 5, 9):
+        return "SLAVE MONITOR"
+    return "REPLICATION CLIENT"
+
+
+def binlog_grant(server: ServerInfo) -> str:
+    if server.flavour == "mariadb" and server.version >= (10, 5, 2):
+        return "BINLOG MONITOR (alias REPLICATION CLIENT)"
+    return "REPLICATION CLIENT"
+
+
+class NameValueScraper(Scraper):
+    """A statement printing (Variable_name, Value) rows: SHOW GLOBAL STATUS / VARIABLES."""
+
+    statement: str = ""
+
+    def statements(self, server):
+        return (self.statement,)
+
+    def privilege_hint(self, server, statement):
+        return "none (any user may run it)"
+
+    def collect(self, conn, server, context=None):
+        rows = parse_status_rows(conn.query(self.statement).rows)
+        return SourceResult(values=dict(rows), raw={self.name: rows})
