@@ -1,0 +1,128 @@
+"""SHOW PROCESSLIST / information_schema.PROCESSLIST rows to thread counts.
+
+State labels are normalised so they are stable label values and match the
+original mysql-snmp's keys: lowercase, every run of characters other than
+a-z/0-9 becomes one underscore ("Waiting for table metadata lock" ->
+``waiting_for_table_metadata_lock``), an empty or NULL State is ``none``.
+
+The original (a port of Baron Schwartz's Cacti templates) counted 16 legacy
+buckets State_<state> for 14 named states, ``none`` and ``other`` (any state not
+named).  Its code meant that normalisation, but as shipped it looked the State
+up under a lowercased key that never matched, so with --procs (off by default)
+every thread landed in
+State_none; and it replaced only the first space.  We count what it intended.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from agents.snapshot import labels_of
+from parsers.columns import MISSING, fold_row, pick
+from parsers.values import CatalogValues, text_of, typed_int
+
+LEGACY_STATES = (
+    "closing_tables",
+    "copying_to_tmp_table",
+    "end",
+    "freeing_items",
+    "init",
+    "locked",
+    "login",
+    "preparing",
+    "reading_from_net",
+    "sending_data",
+    "sorting_result",
+    "statistics",
+    "updating",
+    "writing_to_net",
+)
+_NOT_LABEL_CHARS = re.compile(r"[^a-z0-9]+")
+_STATEMENT_COMMANDS = frozenset({"query", "execute"})
+
+
+def normalise_state(state: object) -> str:
+    text = text_of(state)
+    if text is None:
+        return "none"
+    label = _NOT_LABEL_CHARS.sub("_", text.lower()).strip("_")
+    return label or "none"
+
+
+def legacy_bucket(normalised_state: str) -> str:
+    """The original's key for a normalised state: State_<state>, State_none or State_other."""
+    if normalised_state == "none" or normalised_state in LEGACY_STATES:
+        return f"State_{normalised_state}"
+    return "State_other"
+
+
+@dataclass
+class ProcesslistSummary:
+    rows: int = 0
+    by_state: Counter = field(default_factory=Counter)  # normalised state -> threads
+    by_command_state: Counter = field(default_factory=Counter)  # (command, state) -> threads
+    seconds_by_command_state: Counter = field(default_factory=Counter)  # (command, state) -> sum of Time
+    by_command: Counter = field(default_factory=Counter)
+    by_user: Counter = field(default_factory=Counter)
+    longest_query_seconds: int = 0
+
+    @property
+    def legacy(self) -> dict[str, int]:
+        """The 16 State_* counts of the original, every key present."""
+        counts = {legacy_bucket(state): 0 for state in LEGACY_STATES + ("none",)}
+        counts["State_other"] = 0
+        for state, threads in self.by_state.items():
+            counts[legacy_bucket(state)] += threads
+        return counts
+
+
+def summarise_processlist(rows: Iterable[object], exclude_id: int | None = None) -> ProcesslistSummary:
+    """Counts per state, command, user; ``exclude_id`` drops one thread (the monitor's own)."""
+    summary = ProcesslistSummary()
+    for index, row in enumerate(rows):
+        folded = fold_row(row, f"processlist row {index}")
+        if exclude_id is not None and typed_int(pick(folded, ("Id",))) == exclude_id:
+            continue
+        state = normalise_state(_or_none(pick(folded, ("State",))))
+        command = text_of(_or_none(pick(folded, ("Command",)))) or ""
+        user = text_of(_or_none(pick(folded, ("User",)))) or ""
+        # Time is NULL for some system threads on MySQL 8; it then adds nothing.
+        seconds = typed_int(_or_none(pick(folded, ("Time",)))) or 0
+        summary.rows += 1
+        summary.by_state[state] += 1
+        summary.by_command_state[(command, state)] += 1
+        summary.seconds_by_command_state[(command, state)] += seconds
+        summary.by_command[command] += 1
+        summary.by_user[user] += 1
+        if command.lower() in _STATEMENT_COMMANDS:
+            summary.longest_query_seconds = max(summary.longest_query_seconds, seconds)
+    return summary
+
+
+def _or_none(value: object) -> object:
+    return None if value is MISSING else value
+
+
+def processlist_values(rows: Iterable[object], exclude_id: int | None = None) -> CatalogValues:
+    summary = summarise_processlist(rows, exclude_id)
+    reading = CatalogValues(
+        values={
+            "processlist_rows": summary.rows,
+            "processlist_longest_query_seconds": summary.longest_query_seconds,
+        }
+    )
+    for key, threads in summary.legacy.items():
+        reading.values["processlist_state_" + key.removeprefix("State_")] = threads
+    reading.series["processlist_state_threads"] = {labels_of(state=s): n for s, n in summary.by_state.items()}
+    reading.series["processlist_threads"] = {
+        labels_of(command=c, state=s): n for (c, s), n in summary.by_command_state.items()
+    }
+    reading.series["processlist_seconds"] = {
+        labels_of(command=c, state=s): n for (c, s), n in summary.seconds_by_command_state.items()
+    }
+    reading.series["processlist_command_threads"] = {labels_of(command=c): n for c, n in summary.by_command.items()}
+    reading.series["processlist_user_threads"] = {labels_of(user=u): n for u, n in summary.by_user.items()}
+    return reading
