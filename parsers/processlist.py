@@ -9,8 +9,8 @@ The original (a port of Baron Schwartz's Cacti templates) counted 16 legacy
 buckets State_<state> for 14 named states, ``none`` and ``other`` (any state not
 named).  Its code meant that normalisation, but as shipped it looked the State
 up under a lowercased key that never matched, so with --procs (off by default)
-every thread landed in
-State_none; and it replaced only the first space.  We count what it intended.
+every thread landed in State_none; and it replaced only the first space.  We
+count what it intended.
 """
 
 from __future__ import annotations
