@@ -109,11 +109,20 @@ def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
             continue
         if export.name not in snapshot.values:
             continue
-        number = sample_value(snapshot.values[export.name])
-        if number is None:
-            continue
-        family = _FAMILY_TYPES[export.prometheus_type](export.prometheus_name, export.help)
-        family.add_metric([], number)
+        value = snapshot.values[export.name]
+        if export.prometheus_type == "info":
+            if value is None:
+                continue
+            # The catalog's rule: <name>{<last word of the catalog name>="text"} 1.
+            label = export.name.rsplit("_", 1)[-1]
+            family = GaugeMetricFamily(export.prometheus_name, export.help, labels=[label])
+            family.add_metric([str(value)], 1.0)
+        else:
+            number = sample_value(value)
+            if number is None:
+                continue
+            family = _FAMILY_TYPES[export.prometheus_type](export.prometheus_name, export.help)
+            family.add_metric([], number)
         families.append(family)
         taken.update(exposed_names(family))
     return families

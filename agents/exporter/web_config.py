@@ -194,6 +194,11 @@ class BasicAuthVerifier:
         self._lock = threading.Lock()
         self._dummy_hash = bcrypt.hashpw(b"not-a-password", bcrypt.gensalt(rounds=10))
 
+    @property
+    def cached_verdicts(self) -> int:
+        with self._lock:
+            return len(self._cache)
+
     def verify(self, user: str, password: str) -> bool:
         hashed = self._users.get(user)
         digest = hmac.new(self._key, b"\0".join((user.encode(), password.encode(), hashed or b"")),

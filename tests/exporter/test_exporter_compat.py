@@ -1,0 +1,265 @@
+"""mysqld_exporter-compatible families built from real captures in ../shared."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from prometheus_client.exposition import generate_latest
+
+from agents.exporter import compat
+from agents.exporter.exposition import registry_for
+from parsers.tabular import parse_table_text
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+LIVE = SHARED / "fixtures" / "live" / "mariadb-10.11"
+STATUS = SHARED / "fixtures" / "status"
+
+
+def rows(path: Path) -> list[dict]:
+    if not SHARED.is_dir():
+        pytest.skip("../shared absent: captures of a real MariaDB are not available")
+    return parse_table_text(path.read_text())
+
+
+def name_values(path: Path) -> dict[str, str | None]:
+    return {row["Variable_name"]: row["Value"] for row in rows(path)}
+
+
+def samples(families) -> dict[tuple[str, tuple], float]:
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value for f in families for s in f.samples}
+
+
+def family(families, name):
+    matches = [f for f in families if f.name == name]
+    assert len(matches) == 1, f"{name}: {len(matches)} families"
+    return matches[0]
+
+
+# --------------------------------------------------------------------------- values
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("ON", 1.0), ("off", 0.0), ("Yes", 1.0), ("No", 0.0), ("Connecting", 0.0), ("DISABLED", 0.0),
+    ("Primary", 1.0), ("non-Primary", 0.0), ("Disconnected", 0.0),
+    ("42", 42.0), ("-1", -1.0), ("30.000", 30.0), ("1.5e3", 1500.0),
+    ("Nov 29 09:00:00 2036 GMT", 2111562000.0), ("2024-01-02 03:04:05", 1704164645.0),
+])
+def test_status_number_reads_what_mysqld_exporter_reads(text, expected):
+    assert compat.status_number(text) == expected
+
+
+@pytest.mark.parametrize("text", [None, "", "mysql-bin.000002", "REPEATABLE-READ", " 1", "1_000", "AUTH_MASTER"])
+def test_status_number_skips_what_mysqld_exporter_skips(text):
+    assert compat.status_number(text) is None
+
+
+def test_typed_values_pass_through():
+    assert compat.status_number(7) == 7.0
+    assert compat.status_number(2.5) == 2.5
+    assert compat.status_number(True) == 1.0
+
+
+# --------------------------------------------------------------------------- global status
+
+
+def test_global_status_groups_match_the_capture():
+    status = name_values(LIVE / "show-global-status.tsv")
+    families = compat.global_status_families(status)
+    got = samples(families)
+    assert got[("mysql_global_status_commands_total", (("command", "select"),))] == float(status["Com_select"])
+    assert got[("mysql_global_status_handlers_total", (("handler", "read_rnd_next"),))] == \
+        float(status["Handler_read_rnd_next"])
+    assert got[("mysql_global_status_buffer_pool_pages", (("state", "free"),))] == \
+        float(status["Innodb_buffer_pool_pages_free"])
+    assert got[("mysql_global_status_buffer_pool_dirty_pages", ())] == float(status["Innodb_buffer_pool_pages_dirty"])
+    assert got[("mysql_global_status_buffer_pool_page_changes_total", (("operation", "flushed"),))] == \
+        float(status["Innodb_buffer_pool_pages_flushed"])
+    assert got[("mysql_global_status_connection_errors_total", (("error", "max_connections"),))] == \
+        float(status["Connection_errors_max_connections"])
+    assert got[("mysql_global_status_uptime", ())] == float(status["Uptime"])
+    # ON/OFF and Galera words are numbers; free text and file names are not exported.
+    assert got[("mysql_global_status_innodb_have_punch_hole", ())] == 1.0
+    assert got[("mysql_global_status_wsrep_cluster_status", ())] == 0.0
+    names = {name for name, _ in got}
+    assert "mysql_global_status_binlog_snapshot_file" not in names
+    assert "mysql_global_status_innodb_buffer_pool_load_status" not in names
+    # The sum of the page states is dropped, as mysqld_exporter does.
+    assert ("mysql_global_status_buffer_pool_pages", (("state", "total"),)) not in got
+    assert ("mysql_global_status_buffer_pool_page_changes_total", (("operation", "total"),)) not in got
+
+
+def test_innodb_row_operations_on_mysql_8():
+    # MariaDB 10.11 no longer prints Innodb_rows_*; MySQL 8.0 does.
+    status = name_values(STATUS / "netdata-go.d.plugin" / "netdata-go.d.plugin-mysql-v8.0.30-global_status.txt")
+    got = samples(compat.global_status_families(status))
+    for operation in ("read", "inserted", "updated", "deleted"):
+        assert got[("mysql_global_status_innodb_row_ops_total", (("operation", operation),))] == \
+            float(status[f"Innodb_rows_{operation}"])
+
+
+def test_global_status_types():
+    families = compat.global_status_families(name_values(LIVE / "show-global-status.tsv"))
+    assert family(families, "mysql_global_status_commands").type == "counter"
+    assert family(families, "mysql_global_status_buffer_pool_pages").type == "gauge"
+    assert family(families, "mysql_global_status_uptime").type == "unknown"  # "untyped" on the wire
+
+
+def test_performance_schema_lost_is_labelled():
+    status = name_values(LIVE / "show-global-status.tsv")
+    lost = {k: v for k, v in status.items() if k.lower().startswith("performance_schema_") and v is not None}
+    assert lost, "the capture has Performance_schema_*_lost rows"
+    got = samples(compat.global_status_families(status))
+    for key, value in lost.items():
+        label = key.lower().removeprefix("performance_schema_")
+        assert got[("mysql_global_status_performance_schema_lost_total", (("instrumentation", label),))] == float(value)
+
+
+# --------------------------------------------------------------------------- global variables
+
+
+def test_global_variables_gauges_and_info():
+    variables = name_values(LIVE / "show-global-variables.tsv")
+    families = compat.global_variables_families(variables)
+    got = samples(families)
+    assert got[("mysql_global_variables_max_connections", ())] == float(variables["max_connections"])
+    assert got[("mysql_global_variables_innodb_buffer_pool_size", ())] == float(variables["innodb_buffer_pool_size"])
+    assert got[("mysql_global_variables_autocommit", ())] == (1.0 if variables["autocommit"] == "ON" else 0.0)
+    version = family(families, "mysql_version_info").samples[0]
+    assert version.labels == {"innodb_version": variables.get("innodb_version") or "",
+                              "version": variables["version"], "version_comment": variables["version_comment"]}
+    level = variables.get("transaction_isolation") or variables["tx_isolation"]
+    assert got[("mysql_transaction_isolation", (("level", level),))] == 1.0
+    assert all(f.type == "gauge" for f in families)
+
+
+# --------------------------------------------------------------------------- replication
+
+
+def test_mariadb_multi_source_slave_status():
+    channels = rows(STATUS / "netdata-go.d.plugin" / "netdata-go.d.plugin-mariadb-v10.8.4-all_slaves_status_multi_source.txt")
+    got = samples(compat.slave_status_families(channels))
+    for row in channels:
+        labels = (("channel_name", ""), ("connection_name", row["Connection_name"]),
+                  ("master_host", row["Master_Host"]), ("master_uuid", ""))
+        assert got[("mysql_slave_status_seconds_behind_master", labels)] == float(row["Seconds_Behind_Master"])
+        assert got[("mysql_slave_status_slave_io_running", labels)] == 1.0
+        assert got[("mysql_slave_status_read_master_log_pos", labels)] == float(row["Read_Master_Log_Pos"])
+        # Text columns and NULLs give no sample.
+        assert ("mysql_slave_status_master_log_file", labels) not in got
+        assert ("mysql_slave_status_sql_remaining_delay", labels) not in got
+
+
+def test_mysql_8_replica_status_also_has_the_old_names():
+    channels = rows(STATUS / "netdata-go.d.plugin" / "netdata-go.d.plugin-mysql-v8.0.30-replica_status_multi_source.txt")
+    got = samples(compat.slave_status_families(channels))
+    for row in channels:
+        labels = (("channel_name", row["Channel_Name"]), ("connection_name", ""),
+                  ("master_host", row["Source_Host"]), ("master_uuid", row["Master_UUID"]))
+        lag = float(row["Seconds_Behind_Source"])
+        assert got[("mysql_slave_status_seconds_behind_source", labels)] == lag
+        assert got[("mysql_slave_status_seconds_behind_master", labels)] == lag
+        assert got[("mysql_slave_status_slave_sql_running", labels)] == 1.0
+        assert got[("mysql_slave_status_exec_master_log_pos", labels)] == float(row["Exec_Source_Log_Pos"])
+
+
+def test_null_lag_gives_no_sample():
+    row = {"Master_Host": "db1", "Slave_SQL_Running": "No", "Seconds_Behind_Master": None, "Last_Errno": "0"}
+    names = {name for name, _ in samples(compat.slave_status_families([row]))}
+    assert "mysql_slave_status_seconds_behind_master" not in names
+    assert "mysql_slave_status_slave_sql_running" in names
+
+
+@pytest.mark.parametrize("column, legacy", [
+    ("Seconds_Behind_Source", "seconds_behind_master"), ("Replica_SQL_Running", "slave_sql_running"),
+    ("Relay_Source_Log_File", "relay_master_log_file"), ("Get_Source_public_key", "get_master_public_key"),
+    ("Last_Errno", "last_errno"),
+])
+def test_legacy_replication_name(column, legacy):
+    assert compat.legacy_replication_name(column) == legacy
+
+
+# --------------------------------------------------------------------------- information_schema, perf_schema, binlog
+
+
+def test_innodb_metrics_enabled_rows_only():
+    table = rows(LIVE / "information_schema-innodb_metrics.tsv")
+    families = compat.innodb_metrics_families(table)
+    got = samples(families)
+    by_name = {r["NAME"]: r for r in table}
+    pages = by_name["buffer_pool_pages_free"]
+    assert got[("mysql_info_schema_innodb_metrics_buffer_pool_pages", (("state", "free"),))] == float(pages["COUNT"])
+    assert got[("mysql_info_schema_innodb_metrics_buffer_pool_dirty_pages", ())] == \
+        float(by_name["buffer_pool_pages_dirty"]["COUNT"])
+    reads = by_name["buffer_pool_reads"]
+    assert reads["TYPE"] == "status_counter" and reads["ENABLED"] == "1"
+    assert got[("mysql_info_schema_innodb_metrics_buffer_buffer_pool_reads_total", ())] == float(reads["COUNT"])
+    deadlocks = by_name["lock_deadlocks"]
+    assert deadlocks["TYPE"] == "value"
+    assert got[("mysql_info_schema_innodb_metrics_lock_lock_deadlocks", ())] == float(deadlocks["COUNT"])
+    disabled = by_name["lock_rec_lock_waits"]
+    assert disabled["ENABLED"] == "0"
+    assert not any("lock_rec_lock_waits" in name for name, _ in got)
+    enabled = sum(1 for r in table if r["ENABLED"] == "1")
+    total_rows = sum(1 for r in table if r["ENABLED"] == "1" and r["NAME"] == "buffer_pool_pages_total")
+    assert len(got) == enabled - total_rows
+
+
+def test_memory_events_strip_the_prefix():
+    table = rows(LIVE / "performance_schema-memory_summary_global_by_event_name-innodb.tsv")
+    got = samples(compat.memory_events_families(table))
+    mem0mem = next(r for r in table if r["EVENT_NAME"] == "memory/innodb/mem0mem")
+    labels = (("event_name", "innodb/mem0mem"),)
+    assert got[("mysql_perf_schema_memory_events_alloc_bytes_total", labels)] == float(mem0mem["SUM_NUMBER_OF_BYTES_ALLOC"])
+    assert got[("mysql_perf_schema_memory_events_free_bytes_total", labels)] == float(mem0mem["SUM_NUMBER_OF_BYTES_FREE"])
+    assert got[("mysql_perf_schema_memory_events_used_bytes", labels)] == float(mem0mem["CURRENT_NUMBER_OF_BYTES_USED"])
+
+
+def test_binlog_size_files_and_number():
+    table = rows(LIVE / "show-binary-logs-after-workload.tsv")
+    logs = [(r["Log_name"], int(r["File_size"])) for r in table]
+    got = samples(compat.binlog_families(logs))
+    assert got[("mysql_binlog_size_bytes", ())] == float(sum(size for _, size in logs))
+    assert got[("mysql_binlog_files", ())] == float(len(logs))
+    assert got[("mysql_binlog_file_number", ())] == float(int(logs[-1][0].rsplit(".", 1)[1]))
+
+
+def test_processlist_groups_and_sanitises():
+    threads = [
+        {"id": 1, "user": "app", "host": "10.0.0.5:51234", "command": "Query", "time": 3, "state": "Sending data"},
+        {"id": 2, "user": "app", "host": "10.0.0.5:51240", "command": "Sleep", "time": 10, "state": ""},
+        {"id": 3, "user": "system user", "host": "", "command": "Daemon", "time": 0, "state": "InnoDB purge worker"},
+    ]
+    got = samples(compat.processlist_families(threads))
+    assert got[("mysql_info_schema_processlist_threads", (("command", "query"), ("state", "sending_data")))] == 1
+    assert got[("mysql_info_schema_processlist_seconds", (("command", "sleep"), ("state", "unknown")))] == 10
+    assert got[("mysql_info_schema_processlist_processes_by_host", (("client_host", "10.0.0.5"),))] == 2
+    assert got[("mysql_info_schema_processlist_processes_by_host", (("client_host", "unknown"),))] == 1
+    assert got[("mysql_info_schema_processlist_processes_by_user", (("mysql_user", "app"),))] == 2
+    only_old = samples(compat.processlist_families(threads, min_time=5))
+    assert ("mysql_info_schema_processlist_threads", (("command", "query"), ("state", "sending_data"))) not in only_old
+
+
+# --------------------------------------------------------------------------- exposition
+
+
+def test_promtool_accepts_the_compatible_families(tmp_path):
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        pytest.skip("promtool not installed (Debian package prometheus)")
+    families = (
+        compat.global_status_families(name_values(LIVE / "show-global-status.tsv"))
+        + compat.global_variables_families(name_values(LIVE / "show-global-variables.tsv"))
+        + compat.innodb_metrics_families(rows(LIVE / "information_schema-innodb_metrics.tsv"))
+        + compat.memory_events_families(rows(LIVE / "performance_schema-memory_summary_global_by_event_name-innodb.tsv"))
+    )
+    text = generate_latest(registry_for(families))
+    result = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True)
+    # Exit 3 is promtool's naming lint (mysql_global_variables_max_error_count "should not
+    # have _count"): those names are mysqld_exporter's and must stay.  Exit 1 is a parse error.
+    assert result.returncode in (0, 3), result.stderr.decode()[-2000:]
+    problems = [line for line in result.stderr.decode().splitlines() if line]
+    naming = ("should not have", "should not include type", "use base unit")
+    assert [p for p in problems if not any(n in p for n in naming)] == []

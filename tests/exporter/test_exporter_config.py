@@ -1,0 +1,171 @@
+"""Flags (mysqld_exporter spellings), web config parsing, basic auth verification, addresses."""
+
+from __future__ import annotations
+
+import argparse
+import ssl
+import subprocess
+from pathlib import Path
+
+import bcrypt
+import pytest
+
+from agents.connection import ConfigError, ConnectionSettings
+from agents.exporter import collectors
+from agents.exporter.flags import add_arguments, config_from_args, parse_listen_address
+from agents.exporter.targets import apply_address, default_settings, probe_settings
+from agents.exporter.web_config import BasicAuthVerifier, WebConfigError, load_web_config, parse_web_config
+
+
+def parse(*argv: str):
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return config_from_args(parser.parse_args(list(argv)))
+
+
+# --------------------------------------------------------------------------- flags
+
+
+def test_defaults_match_mysqld_exporter():
+    config = parse()
+    assert config.listen_addresses == (":9104",)
+    assert config.telemetry_path == "/metrics"
+    assert config.timeout_offset == 0.25
+    assert config.lock_wait_timeout == 2
+    on = {name for name, enabled in config.enabled.items() if enabled}
+    assert {"global_status", "global_variables", "slave_status"} <= on
+    assert not on & {"info_schema.processlist", "binlog_size", "heartbeat", "slave_hosts",
+                     "info_schema.innodb_metrics", "perf_schema.memory_events"}
+
+
+def test_go_style_flags():
+    config = parse("--web.listen-address=127.0.0.1:9200", "--web.telemetry-path=/m", "--collect.binlog_size",
+                   "--no-collect.slave_status", "--collect.global_variables=false", "--collect.heartbeat.utc",
+                   "--collect.heartbeat.database=hb", "--collect.info_schema.processlist=true",
+                   "--no-collect.info_schema.processlist.processes_by_user", "--exporter.min-interval=5")
+    assert config.listen_addresses == ("127.0.0.1:9200",)
+    assert config.telemetry_path == "/m"
+    assert config.enabled["binlog_size"] and config.enabled["info_schema.processlist"]
+    assert not config.enabled["slave_status"] and not config.enabled["global_variables"]
+    assert config.heartbeat_utc and config.heartbeat_database == "hb"
+    assert config.compat.processlist_by_user is False and config.compat.processlist_by_host is True
+    assert config.min_interval == 5.0
+
+
+def test_bad_boolean_is_an_error():
+    with pytest.raises(SystemExit):
+        parse("--collect.binlog_size=maybe")
+
+
+@pytest.mark.parametrize("text, expected", [(":9104", ("", 9104)), ("127.0.0.1:1", ("127.0.0.1", 1)),
+                                            ("[::1]:9104", ("::1", 9104))])
+def test_listen_address(text, expected):
+    assert parse_listen_address(text) == expected
+
+
+@pytest.mark.parametrize("text", ["9104", "host:port", ":70000"])
+def test_bad_listen_address(text):
+    with pytest.raises(ValueError):
+        parse_listen_address(text)
+
+
+def test_collect_params_filter_the_enabled_collectors():
+    enabled = {"global_status": True, "global_variables": True, "binlog_size": False}
+    chosen = collectors.select(enabled, ["global_status", "binlog_size"])
+    assert [c.name for c in chosen] == ["global_status"]
+    # Nothing enabled matches: every enabled collector runs (mysqld_exporter's fallback).
+    fallback = collectors.select(enabled, ["binlog_size"])
+    assert {c.name for c in fallback} == {c.name for c in collectors.select(enabled)}
+
+
+# --------------------------------------------------------------------------- targets and my.cnf
+
+
+def test_probe_target_addresses():
+    base = ConnectionSettings(user="u")
+    assert apply_address(base, "db1:3307").host == "db1"
+    assert apply_address(base, "db1:3307").port == 3307
+    assert apply_address(base, "[::1]:3306").host == "::1"
+    unix = apply_address(base, "unix:///run/mysqld/mysqld.sock")
+    assert unix.uses_socket and unix.socket == "/run/mysqld/mysqld.sock"
+    for bad in ("db1", "unix:relative.sock", "db1:notaport"):
+        with pytest.raises(ConfigError):
+            apply_address(base, bad)
+
+
+def test_auth_module_inherits_client(tmp_path):
+    my_cnf = tmp_path / "my.cnf"
+    my_cnf.write_text("[client]\nuser = monitor\npassword = secret\nhost = db0\n\n[client.replica]\nuser = replmon\n")
+    my_cnf.chmod(0o600)
+    settings = probe_settings(str(my_cnf), "db2:3308", "client.replica", {})
+    assert (settings.user, settings.password, settings.host, settings.port) == ("replmon", "secret", "db2", 3308)
+    with pytest.raises(ConfigError):
+        probe_settings(str(my_cnf), "db2:3308", "client.nope", {})
+
+
+def test_default_settings_file_wins_flags_fill_in(tmp_path):
+    my_cnf = tmp_path / "my.cnf"
+    my_cnf.write_text("[client]\nuser = monitor\n")
+    my_cnf.chmod(0o600)
+    settings = default_settings(str(my_cnf), "db9:3310", "ignored", {"MYSQLD_EXPORTER_PASSWORD": "from-env"})
+    assert (settings.user, settings.host, settings.port, settings.password) == ("monitor", "db9", 3310, "from-env")
+    my_cnf.write_text("[client]\nuser = monitor\npassword = in-file\nhost = db1\n")
+    settings = default_settings(str(my_cnf), "db9:3310", None, {"MYSQLD_EXPORTER_PASSWORD": "from-env"})
+    assert (settings.host, settings.password) == ("db1", "in-file")
+    no_file = default_settings(None, "db9:3310", "flaguser", {})
+    assert (no_file.host, no_file.user) == ("db9", "flaguser")
+
+
+# --------------------------------------------------------------------------- web config
+
+
+def self_signed(directory: Path) -> tuple[Path, Path]:
+    cert, key = directory / "server.crt", directory / "server.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    return cert, key
+
+
+def test_web_config_tls_and_users(tmp_path):
+    self_signed(tmp_path)
+    hashed = bcrypt.hashpw(b"s3cret", bcrypt.gensalt(rounds=4)).decode()
+    path = tmp_path / "web.yml"
+    path.write_text("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: TLS13\n"
+                    f"basic_auth_users:\n  prom: '{hashed}'\nhttp_server_config:\n  headers:\n    X-Frame-Options: deny\n")
+    config = load_web_config(path)
+    assert config.tls.cert_file == tmp_path / "server.crt"  # relative to the file, as exporter-toolkit does
+    assert config.tls.context().minimum_version == ssl.TLSVersion.TLSv1_3
+    assert config.users == {"prom": hashed}
+    assert config.headers == {"X-Frame-Options": "deny"}
+
+
+@pytest.mark.parametrize("document, message", [
+    ({"tls_server_config": {"cert_file": "a.crt"}}, "needs both"),
+    ({"basic_auth_users": {"u": "plaintext"}}, "not a bcrypt hash"),
+    ({"tls_config": {}}, "unknown field"),
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "min_version": "SSL3"}}, "min_version"),
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "client_auth_type": "RequireAndVerifyClientCert"}},
+     "client_ca_file"),
+])
+def test_web_config_errors(document, message, tmp_path):
+    with pytest.raises(WebConfigError, match=message):
+        parse_web_config(document, tmp_path)
+
+
+def test_missing_certificate_fails_at_load(tmp_path):
+    path = tmp_path / "web.yml"
+    path.write_text("tls_server_config:\n  cert_file: none.crt\n  key_file: none.key\n")
+    with pytest.raises(WebConfigError, match="none.crt"):
+        load_web_config(path)
+
+
+def test_basic_auth_verifier_caches_verdicts():
+    hashed = bcrypt.hashpw(b"right", bcrypt.gensalt(rounds=4)).decode()
+    # Apache htpasswd and exporter-toolkit docs write $2y$ hashes.
+    verifier = BasicAuthVerifier({"prom": hashed, "old": "$2y$" + hashed[4:]})
+    assert verifier.verify("prom", "right")
+    assert verifier.verify("old", "right")
+    assert not verifier.verify("prom", "wrong")
+    assert not verifier.verify("nobody", "right")
+    cached = verifier.cached_verdicts
+    assert verifier.verify("prom", "right") and verifier.cached_verdicts == cached
