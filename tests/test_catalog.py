@@ -1,0 +1,380 @@
+"""The metric catalog (agents/catalog.yaml) against its rules and against real server data.
+
+The legacy objects are checked row by row against the original MIB's reference table, and the
+status coverage and counter/gauge choices against SHOW GLOBAL STATUS captured from real servers
+(../shared/fixtures).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agents.catalog import CATALOG_PATH, format_oid, load_catalog, parse_oid
+
+SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
+LEGACY_TSV = SHARED / "reference" / "mysql-snmp-legacy-objects.tsv"
+LIVE = SHARED / "fixtures" / "live" / "mariadb-10.11"
+NETDATA = SHARED / "fixtures" / "status" / "netdata-go.d.plugin"
+
+# The families of SHOW GLOBAL STATUS the catalog exports by name (see the catalog's header).
+STATUS_PREFIXES = (
+    "Aborted_", "Aria_pagecache_", "Binlog_", "Bytes_", "Com_", "Connection_errors_", "Created_tmp_",
+    "Delayed_", "Handler_", "Innodb_", "Key_", "Max_execution_time_", "Open_", "Opened_", "Qcache_",
+    "Rows_", "Rpl_semi_sync_", "Select_", "Slave_", "Slaves_", "Replica_", "Sort_", "Subquery_cache_",
+    "Table_locks_", "Table_open_cache_", "Tc_log_", "Threadpool_", "Threads_", "wsrep_",
+)
+STATUS_NAMES = {
+    "Access_denied_errors", "Aria_transaction_log_syncs", "Connections", "Global_connection_memory",
+    "Locked_connects", "Max_statement_time_exceeded", "Max_used_connections", "Memory_used",
+    "Memory_used_initial", "Not_flushed_delayed_rows", "Prepared_stmt_count", "Queries", "Questions",
+    "Slow_launch_threads", "Slow_queries", "Uptime", "Uptime_since_flush_status",
+}
+# Numbers that identify rather than measure.
+STATUS_IDENTITIES = {"Innodb_redo_log_uuid"}
+NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+SMI_DESCRIPTOR = re.compile(r"^[a-z][A-Za-z0-9]*$")
+
+
+def need_shared(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"../shared absent: {path} not found")
+    return path
+
+
+def read_tsv_status(path: Path) -> dict[str, str]:
+    rows = csv.reader(need_shared(path).read_text().splitlines()[1:], delimiter="\t")
+    return {row[0]: row[1] if len(row) > 1 else "" for row in rows}
+
+
+def read_box_status(path: Path) -> dict[str, str]:
+    """A mysql client box table (| Variable_name | Value |)."""
+    out = {}
+    for line in need_shared(path).read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 2 and cells[0] != "Variable_name":
+            out[cells[0]] = cells[1]
+    return out
+
+
+def exported_family(name: str) -> bool:
+    return name in STATUS_NAMES or name.startswith(STATUS_PREFIXES)
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+@pytest.fixture(scope="module")
+def document():
+    return yaml.safe_load(CATALOG_PATH.read_text())
+
+
+@pytest.fixture(scope="module")
+def status_by_key(catalog):
+    return {m.source.key.lower(): m for m in catalog.from_source("global_status")}
+
+
+def legacy_rows():
+    lines = [line for line in need_shared(LEGACY_TSV).read_text().splitlines() if line and not line.startswith("#")]
+    return list(csv.DictReader(lines, delimiter="\t"))
+
+
+def under(oid: tuple[int, ...], root: tuple[int, ...]) -> bool:
+    return oid[: len(root)] == root and len(oid) > len(root)
+
+
+def test_loads_and_validates(catalog):
+    assert len(catalog) > 600
+    assert catalog.legacy_root == parse_oid("1.3.6.1.4.1.20267.200.1")
+    assert catalog.new_root == parse_oid("1.3.6.1.4.1.20267.200.2")
+    for source in ("global_status", "global_variables", "innodb", "replication", "binlog", "processlist",
+                   "host", "process", "heartbeat", "perf_schema_memory", "derived", "leak", "agent"):
+        assert catalog.from_source(source), f"no metric from {source}"
+
+
+def test_every_legacy_object_unchanged(catalog):
+    by_n = {m.snmp.legacy.n: m for m in catalog.legacy()}
+    rows = legacy_rows()
+    assert len(rows) == 160 and set(by_n) == {int(r["n"]) for r in rows}
+    for row in rows:
+        n = int(row["n"])
+        legacy = by_n[n].snmp.legacy
+        assert format_oid(legacy.oid) == row["oid"] == f"{format_oid(catalog.legacy_root)}.{n}"
+        syntax = "Counter64" if row["syntax"].startswith("MYSQLUnsigned64") else row["syntax"]
+        assert legacy.type == syntax, n
+        expected_name = "myInnoDBSemWaitTime" if n == 145 else row["name"]
+        assert legacy.name == expected_name, n
+        assert legacy.key == row["legacy_key"], n
+        assert legacy.opennms_alias == (row["opennms_alias"] or None), n
+
+
+def test_legacy_145_keeps_its_oid_with_the_spelling_fixed(catalog):
+    (metric,) = [m for m in catalog.legacy() if m.snmp.legacy.n == 145]
+    assert metric.snmp.legacy.name == "myInnoDBSemWaitTime"
+    assert format_oid(metric.snmp.legacy.oid) == "1.3.6.1.4.1.20267.200.1.145"
+
+
+def test_every_legacy_object_has_a_new_tree_object(catalog):
+    for metric in catalog.legacy():
+        assert metric.snmp.oid and under(metric.snmp.oid, catalog.new_root), metric.name
+
+
+def test_32_bit_legacy_counters_have_64_bit_twins(catalog):
+    counters32 = [m for m in catalog.legacy() if m.snmp.legacy.type == "Counter32" and m.kind == "counter"]
+    assert len(counters32) >= 60
+    for metric in counters32:
+        assert metric.snmp.type == "Counter64", metric.name
+        assert metric.snmp.name == metric.snmp.legacy.name + "64"
+
+
+def test_legacy_counter32_that_are_gauges_get_a_gauge_type_in_the_new_tree(catalog):
+    # The original typed configuration variables, a high-water mark and log sizes Counter32.
+    mistyped = [m for m in catalog.legacy() if m.snmp.legacy.type == "Counter32" and m.kind != "counter"]
+    assert 0 < len(mistyped) < 10
+    for metric in mistyped:
+        high_water_mark = metric.source.key == "Max_used_connections"
+        assert metric.source.kind != "global_status" or high_water_mark, metric.name
+        assert metric.snmp.type in ("Gauge32", "Counter64"), metric.name
+        assert (metric.snmp.type == "Counter64") == (metric.unit == "bytes"), metric.name
+
+
+def test_new_tree_types_follow_the_header_rules(catalog):
+    for metric in catalog:
+        if not metric.snmp or (not metric.snmp.oid and not metric.snmp.table):
+            continue
+        smi = metric.snmp.type
+        assert smi != "Counter32", f"{metric.name}: the new tree has no 32-bit counters"
+        if metric.kind == "counter":
+            assert smi == "Counter64", metric.name
+        if metric.kind in ("string", "info"):
+            assert smi == "DisplayString", metric.name
+        if metric.kind == "gauge" and metric.unit == "bytes" and smi not in ("Integer32", "DisplayString"):
+            assert smi == "Counter64", f"{metric.name}: byte gauges are CounterBasedGauge64"
+
+
+def test_no_new_tree_oid_under_the_legacy_root(catalog):
+    for metric in catalog:
+        if metric.snmp and metric.snmp.oid:
+            assert not under(metric.snmp.oid, catalog.legacy_root), metric.name
+            assert under(metric.snmp.oid, catalog.new_root), metric.name
+    for table in catalog.tables.values():
+        assert under(table.oid, catalog.new_root), table.name
+
+
+def test_scalars_sit_in_the_group_declared_for_their_source(catalog, document):
+    groups = {tuple(parse_oid(g["oid"])): g for g in document["groups"]}
+    notification_prefix = catalog.new_root + (0,)
+    for metric in catalog:
+        if not (metric.snmp and metric.snmp.oid):
+            continue
+        group = groups.get(metric.snmp.oid[:-1])
+        assert group, f"{metric.name}: {format_oid(metric.snmp.oid)} is not in a declared group"
+        assert metric.source.kind in group["sources"], f"{metric.name} in {group['name']}"
+        assert not under(metric.snmp.oid, notification_prefix)
+
+
+def test_groups_and_tables_do_not_overlap(catalog, document):
+    group_oids = [parse_oid(g["oid"]) for g in document["groups"]]
+    tables_group = [parse_oid(g["oid"]) for g in document["groups"] if g["name"] == "myTables"]
+    assert len(tables_group) == 1
+    for table in catalog.tables.values():
+        assert table.oid[:-1] == tables_group[0], table.name
+        assert table.oid not in group_oids
+
+
+def test_table_columns_labels_equal_the_table_index(catalog):
+    for name, table in catalog.tables.items():
+        columns = catalog.table_columns(name)
+        assert columns, f"table {name} has no column"
+        assert len({c.snmp.column for c in columns}) == len(columns)
+        for metric in columns:
+            assert metric.labels == table.index, metric.name
+
+
+def test_labelled_metrics_served_over_snmp_only_as_table_columns(catalog):
+    for metric in catalog:
+        if metric.labels and metric.snmp:
+            assert metric.snmp.table and metric.snmp.oid is None, metric.name
+
+
+def test_prometheus_names_unique(catalog):
+    seen = {}
+    for metric in catalog:
+        if metric.prometheus:
+            # One family has one label set, so the name alone must be unique.
+            assert metric.prometheus.name not in seen, (metric.name, seen.get(metric.prometheus.name))
+            seen[metric.prometheus.name] = metric.name
+
+
+def test_counter_prometheus_names(catalog):
+    for metric in catalog:
+        p = metric.prometheus
+        if not p:
+            continue
+        assert re.fullmatch(r"mysql_[a-z0-9_]+", p.name), p.name
+        if p.type == "counter":
+            assert metric.kind == "counter", metric.name
+        compatible_untyped = (
+            p.type == "untyped"
+            and metric.source.kind == "global_status"
+            and p.name == "mysql_global_status_" + metric.source.key.lower()
+        )
+        if compatible_untyped:
+            continue  # the server's own name (Innodb_buffer_pool_pages_total is a gauge)
+        if metric.kind == "counter":
+            assert p.name.endswith("_total"), metric.name
+        else:
+            assert not p.name.endswith("_total"), metric.name
+
+
+def test_mysqld_exporter_compatible_names(catalog):
+    for metric in catalog.from_source("global_status"):
+        assert metric.name == "status_" + metric.source.key.lower()
+        if metric.prometheus:
+            assert metric.prometheus == type(metric.prometheus)(
+                "mysql_global_status_" + metric.source.key.lower(), "untyped")
+    for metric in catalog.from_source("global_variables"):
+        assert metric.name == "variable_" + metric.source.key.lower()
+        assert metric.prometheus.name == "mysql_global_variables_" + metric.source.key.lower()
+        assert metric.prometheus.type == "gauge"
+
+
+def unit_word(name: str) -> str | None:
+    match = re.search(r"_(bytes|seconds|milliseconds)(_total)?$", name)
+    return match.group(1) if match else None
+
+
+def test_units_in_names_agree_with_unit(catalog):
+    for metric in catalog:
+        names = [metric.name] + ([metric.prometheus.name] if metric.prometheus else [])
+        for name in names:
+            word = unit_word(name)
+            if word:
+                assert metric.unit == word, f"{name} says {word}, unit is {metric.unit!r}"
+        own_name = metric.source.kind not in ("global_status", "global_variables")
+        if own_name and metric.unit in ("seconds", "milliseconds") and metric.kind != "string":
+            assert re.search(rf"_{metric.unit}(_|$)", metric.name), metric.name
+
+
+def test_snmp_names_are_smi_descriptors(catalog, document):
+    names = []
+    for metric in catalog:
+        if metric.snmp:
+            names.append(metric.snmp.name)
+            if metric.snmp.legacy:
+                names.append(metric.snmp.legacy.name)
+    for table in catalog.tables.values():
+        names += [table.name, table.entry_name]
+    names += [g["name"] for g in document["groups"]] + [n["name"] for n in document["notifications"]]
+    for name in names:
+        assert SMI_DESCRIPTOR.match(name) and len(name) <= 64, name
+    # smilint rejects descriptors that differ only in case.
+    lowered = [n.lower() for n in names]
+    duplicates = {n for n in lowered if lowered.count(n) > 1}
+    assert not duplicates
+
+
+def test_new_tree_names_follow_the_catalog_names(catalog):
+    # "my" + CamelCase(catalog name); derived values say so; 64-bit twins keep the legacy name.
+    for metric in catalog:
+        if not metric.snmp:
+            continue
+        legacy = metric.snmp.legacy
+        if legacy and legacy.type == "Counter32" and metric.kind == "counter":
+            expected = legacy.name + "64"
+        else:
+            camel = "".join(part[:1].upper() + part[1:] for part in metric.name.split("_"))
+            expected = "my" + ("Derived" if metric.source.kind == "derived" else "") + camel
+        assert metric.snmp.name == expected
+
+
+def test_notifications(catalog, document):
+    notifications = {n["name"]: n for n in document["notifications"]}
+    assert set(notifications) == {"leakDetected", "leakCleared"}
+    for n in notifications.values():
+        oid = parse_oid(n["oid"])
+        assert oid[:-1] == catalog.new_root + (0,)
+        for name in n["objects"]:
+            assert catalog.by_name(name).snmp.table == "myLeakTable"
+    assert document["conformance_oid"] == "1.3.6.1.4.1.20267.200.4"
+
+
+@pytest.mark.parametrize(
+    "path, reader",
+    [
+        (LIVE / "show-global-status.tsv", read_tsv_status),
+        (LIVE / "show-global-status-after-workload.tsv", read_tsv_status),
+        (NETDATA / "netdata-go.d.plugin-mysql-v8.0.30-global_status.txt", read_box_status),
+        (NETDATA / "netdata-go.d.plugin-percona-v8.0.29-global_status.txt", read_box_status),
+        (NETDATA / "netdata-go.d.plugin-mariadb-v10.8.4-global_status.txt", read_box_status),
+    ],
+    ids=lambda p: getattr(p, "name", ""),
+)
+def test_status_coverage_of_real_servers(status_by_key, path, reader):
+    status = reader(path)
+    assert len(status) > 400
+    wanted = [
+        name for name, value in status.items()
+        if exported_family(name) and NUMBER.match(value) and name not in STATUS_IDENTITIES
+    ]
+    assert len(wanted) > 250
+    missing = [name for name in wanted if name.lower() not in status_by_key]
+    assert not missing
+
+
+def test_status_counters_never_decrease_on_a_real_server(status_by_key):
+    # Same MariaDB 10.11, idle then after a workload: a counter that went down is a gauge.
+    before = read_tsv_status(LIVE / "show-global-status.tsv")
+    after = read_tsv_status(LIVE / "show-global-status-after-workload.tsv")
+    counters = 0
+    for name, value in before.items():
+        metric = status_by_key.get(name.lower())
+        if metric is None or metric.kind != "counter" or not NUMBER.match(value):
+            continue
+        counters += 1
+        assert float(after[name]) >= float(value), name
+    assert counters > 300
+
+
+def test_excluded_status_families_stay_out(status_by_key):
+    for name in read_tsv_status(LIVE / "show-global-status.tsv"):
+        if not exported_family(name):
+            assert name.lower() not in status_by_key, name
+
+
+def test_status_values_printed_with_a_fraction_are_display_strings(status_by_key):
+    status = read_tsv_status(LIVE / "show-global-status-after-workload.tsv")
+    for name, value in status.items():
+        metric = status_by_key.get(name.lower())
+        if metric and metric.snmp and NUMBER.match(value) and "." in value:
+            assert metric.snmp.type == "DisplayString", name
+
+
+def test_derived_and_agent_values(catalog):
+    derived = {m.name: m for m in catalog.from_source("derived")}
+    assert {"key_buffer_bytes_used", "key_buffer_bytes_unflushed", "table_cache"} <= set(derived)
+    assert derived["table_cache"].snmp.legacy.n == 49
+    agent = {m.name for m in catalog.from_source("agent")}
+    assert {"agent_mysql_up", "agent_data_age_seconds", "agent_last_error",
+            "agent_last_collection_timestamp_seconds"} <= agent
+    for metric in catalog.from_source("agent"):
+        if metric.prometheus:
+            assert metric.prometheus.name.startswith(("mysql_agent_", "mysql_exporter_"))
+            assert metric.prometheus.name != "mysql_up"
+
+
+def test_legacy_status_overrides_name_a_status_variable_of_a_real_server(catalog):
+    status = read_tsv_status(LIVE / "show-global-status.tsv")
+    for name in ("mysql-v8.0.30", "percona-v8.0.29"):
+        status.update(read_box_status(NETDATA / f"netdata-go.d.plugin-{name}-global_status.txt"))
+    overrides = [m for m in catalog if m.source.status_override]
+    assert overrides
+    for metric in overrides:
+        assert metric.source.kind == "innodb"
+        assert metric.source.status_override in status, metric.name
