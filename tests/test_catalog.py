@@ -114,6 +114,13 @@ def test_every_legacy_object_unchanged(catalog):
         assert legacy.opennms_alias == (row["opennms_alias"] or None), n
 
 
+def test_legacy_objects_read_the_key_the_original_read(catalog):
+    # Where the original read one SHOW STATUS/VARIABLES row, we read the same row.
+    for metric in catalog.legacy():
+        if metric.source.kind in ("global_status", "global_variables"):
+            assert metric.source.key == metric.snmp.legacy.key, metric.name
+
+
 def test_legacy_145_keeps_its_oid_with_the_spelling_fixed(catalog):
     (metric,) = [m for m in catalog.legacy() if m.snmp.legacy.n == 145]
     assert metric.snmp.legacy.name == "myInnoDBSemWaitTime"
