@@ -73,9 +73,9 @@ LEGACY_SOURCES: dict[str, tuple[str, ...]] = {
     "pending_log_writes": ("innodb_log_pending_writes",),
     "pending_normal_aio_reads": ("innodb_io_pending_normal_aio_reads",),  # (c)
     "pending_normal_aio_writes": ("innodb_io_pending_normal_aio_writes",),  # (c)
-    "ibuf_inserts": ("innodb_ibuf_old_inserts", "innodb_ibuf_merged_inserts"),  # (f)
-    "ibuf_merged": ("innodb_ibuf_old_merged_records", "innodb_ibuf_merged_operations"),  # (f)
-    "ibuf_merges": ("innodb_ibuf_merges",),
+    "ibuf_inserts": ("innodb_ibuf_old_inserts", "innodb_ibuf_ops_merged_inserts"),  # (f)
+    "ibuf_merged": ("innodb_ibuf_old_merged_records", "innodb_ibuf_ops_merged_all"),  # (f)
+    "ibuf_merges": ("innodb_ibuf_page_merges",),
     "ibuf_used_cells": ("innodb_ibuf_size_pages",),
     "ibuf_free_cells": ("innodb_ibuf_free_list_length_pages",),
     "ibuf_cell_count": ("innodb_ibuf_segment_size_pages",),

@@ -304,7 +304,7 @@ def insert_buffer_and_ahi(state: ScanState, line: str) -> None:
         _store(values, ("innodb_ibuf_size_pages", "innodb_ibuf_free_list_length_pages", "innodb_ibuf_segment_size_pages"),
                _ints_after(line, (" size", "free list len", "seg size")))
         if line.rstrip().endswith(" merges"):  # 5.5+: "Ibuf: size 1, free list len 0, seg size 2, 0 merges"
-            _store(values, ("innodb_ibuf_merges",), _ints_before(line, (" merges",)))
+            _store(values, ("innodb_ibuf_page_merges",), _ints_before(line, (" merges",)))
     elif line.startswith("merged operations:"):
         state.ibuf_ops = "merged"
     elif line.startswith("discarded operations:"):
@@ -314,14 +314,14 @@ def insert_buffer_and_ahi(state: ScanState, line: str) -> None:
         numbers = _ints_after(line, (" insert ", "delete mark ", "delete "))
         # "delete " also matches inside "delete mark": take the last "delete N"
         numbers[2] = to_int(line.rsplit(None, 1)[-1])
-        _store(values, tuple(f"innodb_ibuf_{state.ibuf_ops}_{op}" for op in _IBUF_OPS), numbers)
+        _store(values, tuple(f"innodb_ibuf_ops_{state.ibuf_ops}_{op}" for op in _IBUF_OPS), numbers)
         if state.ibuf_ops == "merged" and None not in numbers:
-            values["innodb_ibuf_merged_operations"] = sum(numbers)
+            values["innodb_ibuf_ops_merged_all"] = sum(numbers)
         state.ibuf_ops = ""
     elif line[:1].isdigit():
         if " merged recs, " in line:
             # 5.0/5.1 built-in: "19817685 inserts, 19817684 merged recs, 3552620 merges"
-            _store(values, ("innodb_ibuf_old_inserts", "innodb_ibuf_old_merged_records", "innodb_ibuf_merges"),
+            _store(values, ("innodb_ibuf_old_inserts", "innodb_ibuf_old_merged_records", "innodb_ibuf_page_merges"),
                    _ints_before(line, (" inserts", " merged recs", " merges")))
         elif " hash searches/s, " in line:
             _store(values, ("innodb_ahi_hash_searches_per_second", "innodb_ahi_non_hash_searches_per_second"),

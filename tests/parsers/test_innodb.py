@@ -151,11 +151,11 @@ def test_percona_55_hex_and_split_rw_lines():
         "innodb_trx_purged_up_to": 0x2804F16D,
         "innodb_trx_history_list_length": 1067,
         "innodb_io_pending_normal_aio_reads": 0,  # "Pending normal aio reads: 0 [0, 0, 0, 0] , aio writes: 0 [0, 0, 0, 0] ,"
-        "innodb_ibuf_merges": 176,  # "Ibuf: size 1, free list len 19223, seg size 19225, 176 merges"
+        "innodb_ibuf_page_merges": 176,  # "Ibuf: size 1, free list len 19223, seg size 19225, 176 merges"
         "innodb_ibuf_free_list_length_pages": 19223, "innodb_ibuf_segment_size_pages": 19225,
-        "innodb_ibuf_merged_inserts": 194,  # " insert 194, delete mark 0, delete 0" after "merged operations:"
-        "innodb_ibuf_discarded_inserts": 0,
-        "innodb_ibuf_merged_operations": 194,
+        "innodb_ibuf_ops_merged_inserts": 194,  # " insert 194, delete mark 0, delete 0" after "merged operations:"
+        "innodb_ibuf_ops_discarded_inserts": 0,
+        "innodb_ibuf_ops_merged_all": 194,
         "innodb_log_sequence_number_bytes": 1577147154821,
         "innodb_log_checkpoint_age_bytes": 1577147154821 - 1577147154244,  # "Last checkpoint at  1577147154244"
         "innodb_mem_dictionary_cache_bytes": 25456106,  # "    Dictionary cache    25456106        (24903856 + 552250)"
@@ -369,3 +369,25 @@ def test_quoted_statement_that_never_ends_falls_back_to_headers():
     status = parse_innodb_status(text)
     assert status.values["innodb_trx_id_counter"] == 99
     assert status.truncated is False
+
+
+def test_names_never_equal_a_lowercased_show_status_variable():
+    """innodb_rows_read is SHOW STATUS's Innodb_rows_read; the parser's names must not collide with any."""
+    status_files = [*(SHARED / "fixtures" / "status").glob("**/*global_status*"),
+                    *LIVE_DIR.glob("show-global-status*")]
+    if not status_files:
+        pytest.skip(f"../shared absent: {SHARED}")
+    status_names = set()
+    for path in status_files:
+        for line in path.read_text(errors="replace").splitlines():
+            words = line.replace("|", " ").split()
+            if words and words[0].lower().startswith("innodb_"):
+                status_names.add(words[0].lower())
+    assert "innodb_rows_read" in status_names and len(status_names) > 100
+    produced = set()
+    for path in corpus_files():
+        status = parse_innodb_status(path.read_text(encoding="utf-8", errors="replace"))
+        produced.update(status.values)
+        for pool in status.buffer_pools.values():
+            produced.update(pool)
+    assert not produced & status_names
