@@ -16,6 +16,7 @@ What a snapshot promises:
 
 from __future__ import annotations
 
+import importlib.metadata
 import logging
 import threading
 import time
@@ -27,13 +28,26 @@ from agents.connection import ConnectionSettings, MySQLConnection, MySQLUnavaila
 from agents.derived import apply_derivations
 from agents.snapshot import Snapshot, SourceStatus
 from agents.sources import Scraper, SourceResult, SourceUnavailable, default_source_names, scraper_classes
+from agents.sources.local_mysqld import LocalMysqld
 
 if TYPE_CHECKING:
     from agents.sources.heartbeat import HeartbeatOptions
 
 log = logging.getLogger(__name__)
 
+
+def _agent_version() -> str:
+    try:
+        return importlib.metadata.version("mysql-snmp")
+    except importlib.metadata.PackageNotFoundError:  # running from a checkout
+        return "unknown"
+
+
+AGENT_VERSION = _agent_version()
+
 HOST_METRICS_MODES = ("auto", "on", "off")
+# Sources skipped on purpose: not a collection error.
+QUIET_REASONS = frozenset({"unsupported", "not_local"})
 PSUTIL_SOURCES = frozenset({"host", "process"})
 
 
@@ -77,18 +91,21 @@ class Collector:
         self.connection = connection or MySQLConnection(
             settings, statement_timeout=statement_timeout, lock_wait_timeout=lock_wait_timeout
         )
+        self.local_mysqld = LocalMysqld(settings, host_metrics)
         # Ordered as SCRAPER_MODULES: host/process read the pid_file that global_variables found.
         self.scrapers: dict[str, Scraper] = {
             name: self._build(cls, heartbeat) for name, cls in classes.items() if name in names
         }
         self._disabled: dict[str, _Disabled] = {}
         self._lock = threading.Lock()
+        self.collections = 0
+        self.collection_errors = 0
 
     def _build(self, cls: type[Scraper], heartbeat: HeartbeatOptions | None) -> Scraper:
         if cls.name == "heartbeat":
             return cls(heartbeat)
         if cls.name in PSUTIL_SOURCES:
-            return cls(mode=self.host_metrics, settings=self.settings)
+            return cls(self.local_mysqld)
         return cls()
 
     @property
@@ -115,7 +132,31 @@ class Collector:
         statement timeout instead).
         """
         with self._lock:
-            return self._collect(sources, deadline)
+            started = time.monotonic()
+            snapshot = self._collect(sources, deadline)
+            self._add_agent_values(snapshot, time.monotonic() - started)
+            return snapshot
+
+    def _add_agent_values(self, snapshot: Snapshot, duration: float) -> None:
+        """The catalog's ``agent`` values that describe this collection (not the server)."""
+        self.collections += 1
+        failed = [s for s in snapshot.sources.values() if not s.ok and s.reason not in QUIET_REASONS]
+        if not snapshot.up or failed:
+            self.collection_errors += 1
+        last_error = snapshot.error or next((f"{s.name}: {s.error}" for s in failed), "")
+        values = {
+            "mysql_up": int(snapshot.up),
+            "collections": self.collections,
+            "collection_errors": self.collection_errors,
+            "collection_duration_seconds": duration,
+            "last_collection_timestamp_seconds": snapshot.timestamp,
+            "last_error": last_error,
+            "version": AGENT_VERSION,
+        }
+        if snapshot.server is not None:
+            values["server_version"] = snapshot.server.version_string
+            values["server_flavour"] = snapshot.server.flavour
+        map_to_catalog(self.catalog, {"agent": [SourceResult(values=values)]}, snapshot)
 
     def _collect(self, sources: set[str] | None, deadline: float | None) -> Snapshot:
         selected = [s for name, s in self.scrapers.items() if sources is None or name in sources]

@@ -48,13 +48,6 @@ def key_buffer_bytes_unflushed(status: Inputs, variables: Inputs, raw: Inputs) -
     return not_flushed * block
 
 
-def binary_log_space(status: Inputs, variables: Inputs, raw: Inputs) -> Value:
-    logs = raw.get("binary_logs")
-    if logs is None:  # binary logging off, or SHOW BINARY LOGS did not run
-        return None
-    return sum(size for _name, size in logs)
-
-
 def table_cache(status: Inputs, variables: Inputs, raw: Inputs) -> Value:
     # MySQL 5.1.3 renamed table_cache to table_open_cache; the original kept the old key.
     for key in ("table_open_cache", "table_cache"):
@@ -68,7 +61,6 @@ def table_cache(status: Inputs, variables: Inputs, raw: Inputs) -> Value:
 DERIVATIONS: dict[str, Callable[[Inputs, Inputs, Inputs], Value]] = {
     "key_buffer_bytes_used": key_buffer_bytes_used,
     "key_buffer_bytes_unflushed": key_buffer_bytes_unflushed,
-    "binary_log_space_bytes": binary_log_space,
     "table_cache": table_cache,
 }
 

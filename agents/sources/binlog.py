@@ -1,7 +1,10 @@
 """Binary log position and files: SHOW MASTER/BINARY LOG STATUS and SHOW BINARY LOGS."""
 
 from agents.sources import Scraper, SourceResult, binlog_grant
-from parsers.binlog import parse_binary_logs, parse_binlog_status
+from parsers.binlog import binlog_values
+from parsers.values import text_of, typed_int
+
+LOGS_STATEMENT = "SHOW BINARY LOGS"
 
 
 def status_statement(server) -> str:
@@ -9,9 +12,6 @@ def status_statement(server) -> str:
     if server.flavour != "mariadb" and server.version >= (8, 2, 0):
         return "SHOW BINARY LOG STATUS"
     return "SHOW MASTER STATUS"
-
-
-LOGS_STATEMENT = "SHOW BINARY LOGS"
 
 
 class Binlog(Scraper):
@@ -27,20 +27,15 @@ class Binlog(Scraper):
 
     def collect(self, conn, server, context=None):
         variables = (context or {}).get("global_variables") or {}
-        if str(variables.get("log_bin", "ON")).upper() in ("OFF", "0"):
-            # SHOW BINARY LOGS fails with ERROR 1381 when binary logging is off:
-            # that is a configuration, not an error, so run nothing.
-            return SourceResult(raw={"binary_logs": [], "master_status": None})
-        status = conn.query(status_statement(server))
-        logs = conn.query(LOGS_STATEMENT)
-        position = parse_binlog_status(status.dicts())
-        files = parse_binary_logs(logs.rows)
-        result = SourceResult(raw={"binary_logs": files, "master_status": position})
-        if position:
-            result.values.update(position)
-        result.values["files"] = len(files)
-        result.values["size_bytes"] = sum(size for _, size in files)
-        return result
+        if variables.get("log_bin") == 0:
+            # SHOW BINARY LOGS fails with ERROR 1381 when binary logging is off: that is
+            # a configuration, not an error.  Nothing to report, and no statement sent.
+            return SourceResult()
+        status_rows = conn.query(status_statement(server)).dicts()
+        logs_rows = conn.query(LOGS_STATEMENT).dicts()
+        reading = binlog_values(status_rows, logs_rows)
+        files = [(text_of(row.get("Log_name")), typed_int(row.get("File_size"))) for row in logs_rows]
+        return SourceResult(values=reading.values, raw={"binary_logs": files, "master_status": status_rows})
 
 
 SCRAPER = Binlog

@@ -1,0 +1,32 @@
+"""The host's load, CPU, memory and swap (psutil), when the monitored mysqld runs here."""
+
+import psutil
+
+from agents.sources import Scraper, SourceResult, SourceUnavailable
+from parsers.host import host_values
+
+
+class Host(Scraper):
+    name = "host"
+    catalog_kind = "host"
+    description = "host load, CPU, memory and swap (psutil; only when mysqld is local)"
+
+    def __init__(self, local_mysqld):
+        self.local = local_mysqld
+
+    def collect(self, conn, server, context=None):
+        reason = self.local.host_metrics_wanted()
+        if reason:
+            raise SourceUnavailable(reason)
+        reading = host_values(
+            loadavg=psutil.getloadavg(),
+            cpu_times=psutil.cpu_times(),
+            virtual_memory=psutil.virtual_memory(),
+            swap_memory=psutil.swap_memory(),
+            boot_time=psutil.boot_time(),
+            cpu_count=psutil.cpu_count(),
+        )
+        return SourceResult(values=reading.values, series=reading.series)
+
+
+SCRAPER = Host

@@ -1,0 +1,49 @@
+"""The mysqld process: memory, CPU, threads, files, I/O, page faults (psutil), when it runs here."""
+
+from pathlib import Path
+
+import psutil
+
+from agents.sources import Scraper, SourceResult, SourceUnavailable
+from parsers.host import page_faults_from_proc_stat, process_values
+
+
+def _maybe(read):
+    """A psutil reading, or None when this platform or our privileges do not allow it."""
+    try:
+        return read()
+    except (psutil.AccessDenied, NotImplementedError, AttributeError, OSError):
+        return None
+
+
+class Process(Scraper):
+    name = "process"
+    catalog_kind = "process"
+    description = "mysqld process memory, CPU, threads, files and I/O (psutil; only when mysqld is local)"
+
+    def __init__(self, local_mysqld):
+        self.local = local_mysqld
+
+    def collect(self, conn, server, context=None):
+        pid = self.local.pid((context or {}).get("global_variables"))
+        if pid is None:
+            raise SourceUnavailable(f"no local mysqld process for {self.local.settings.target}")
+        try:
+            process = psutil.Process(pid)
+            with process.oneshot():
+                reading = process_values(
+                    memory_info=_maybe(process.memory_info),
+                    cpu_times=_maybe(process.cpu_times),
+                    num_threads=_maybe(process.num_threads),
+                    num_fds=_maybe(process.num_fds),
+                    io_counters=_maybe(process.io_counters),
+                    page_faults=_maybe(lambda: page_faults_from_proc_stat(Path(f"/proc/{pid}/stat").read_text())),
+                    create_time=_maybe(process.create_time),
+                )
+        except psutil.NoSuchProcess:
+            self.local.forget()  # mysqld restarted: find the new process next time
+            raise SourceUnavailable(f"mysqld process {pid} is gone") from None
+        return SourceResult(values=reading.values, series=reading.series)
+
+
+SCRAPER = Process

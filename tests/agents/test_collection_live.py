@@ -1,0 +1,256 @@
+"""Collections from real throwaway MariaDB servers: relationships the numbers must satisfy."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+
+from agents.collection import Collector
+from agents.connection import MySQLConnection
+from agents.throwaway import ThrowawayMariaDB
+from tests.conftest import create_monitoring_user, root_settings, wait_for_replication
+
+pytestmark = pytest.mark.live
+
+# A monitoring user that lacks SLAVE MONITOR (what REPLICATION CLIENT alone gives on 10.5.9+).
+GRANTS_WITHOUT_SLAVE_MONITOR = (
+    "GRANT PROCESS, REPLICATION CLIENT ON *.* TO {user}",
+    "GRANT SELECT ON performance_schema.* TO {user}",
+)
+
+
+def global_status(server: ThrowawayMariaDB, name: str):
+    rows = server.execute(f"SHOW GLOBAL STATUS LIKE '{name}'")
+    return int(rows[0][1])
+
+
+def failing_statements(snapshot) -> int:
+    """Statements sent in this collection by sources that failed."""
+    return sum(s.statements for s in snapshot.sources.values() if not s.ok)
+
+
+@pytest.fixture
+def root_collector(mariadb):
+    with Collector(root_settings(mariadb), host_metrics="off") as collector:
+        yield collector
+
+
+def test_every_default_source_works_for_root(root_collector):
+    snapshot = root_collector.collect()
+    assert snapshot.up and snapshot.error is None
+    assert snapshot.server.flavour == "mariadb"
+    failed = {name: (s.reason, s.error) for name, s in snapshot.sources.items() if not s.ok}
+    assert failed == {}
+    assert all(s.statements >= 1 for s in snapshot.sources.values())
+    # Values keyed by catalog name, raw rows keep everything the server printed.
+    assert snapshot.values["status_uptime"] == snapshot.raw["global_status"]["Uptime"]
+    assert snapshot.values["variable_max_connections"] == 200
+    assert len(snapshot.raw["global_status"]) > 400
+    assert snapshot.raw["innodb_status_text"].lstrip().startswith("=")
+
+
+def test_uptime_grows_between_collections(root_collector):
+    first = root_collector.collect()
+    time.sleep(1.1)
+    second = root_collector.collect()
+    assert second.values["status_uptime"] > first.values["status_uptime"]
+    assert second.timestamp > first.timestamp
+
+
+def test_com_select_counts_the_selects_we_ran(mariadb, root_collector):
+    before = root_collector.collect().values["status_com_select"]
+    conn = mariadb.connect()
+    try:
+        with conn.cursor() as cur:
+            for i in range(7):
+                cur.execute(f"SELECT {i}")
+    finally:
+        conn.close()
+    after = root_collector.collect().values["status_com_select"]
+    # Our own collections run SHOW statements and one SELECT of information_schema per
+    # source that uses it; count those from the connection rather than guessing.
+    own_selects = sum(1 for name in ("processlist", "innodb_metrics", "perf_schema_memory")
+                      if name in root_collector.source_names)
+    assert after - before == 7 + own_selects
+
+
+def test_dictionary_memory_matches_status_variable(root_collector, mariadb):
+    mariadb.execute("CREATE DATABASE IF NOT EXISTS dict_probe",
+                    "CREATE TABLE IF NOT EXISTS dict_probe.t (id INT PRIMARY KEY, v VARCHAR(10))")
+    snapshot = root_collector.collect(sources={"global_status", "innodb_status"})
+    # MariaDB prints both from the same counter (dict_sys); on an idle server they agree.
+    assert snapshot.values["innodb_mem_dictionary_bytes"] == snapshot.raw["global_status"]["Innodb_mem_dictionary"]
+    assert snapshot.values["innodb_mem_dictionary_bytes"] > 0
+
+
+def test_binary_log_space_is_the_sum_of_show_binary_logs(mariadb, root_collector):
+    mariadb.execute("CREATE DATABASE IF NOT EXISTS binlog_probe",
+                    "CREATE TABLE IF NOT EXISTS binlog_probe.t (id INT PRIMARY KEY)",
+                    "INSERT INTO binlog_probe.t VALUES (1), (2), (3)", "FLUSH BINARY LOGS")
+    snapshot = root_collector.collect(sources={"global_variables", "binlog"})
+    logs = mariadb.execute("SHOW BINARY LOGS")
+    assert len(logs) >= 2
+    # binlog_size_bytes is the original's myBinaryLogSpace (legacy object 108).
+    assert snapshot.values["binlog_size_bytes"] == sum(int(size) for _name, size in logs)
+    assert root_collector.catalog.by_name("binlog_size_bytes").snmp.legacy.key == "binary_log_space"
+    assert snapshot.values["binlog_files"] == len(logs)
+    assert snapshot.raw["binary_logs"] == [(name, int(size)) for name, size in logs]
+
+
+def test_key_buffer_derivations_follow_the_original_formulas(root_collector):
+    snapshot = root_collector.collect(sources={"global_status", "global_variables"})
+    status, variables = snapshot.raw["global_status"], snapshot.raw["global_variables"]
+    block = variables["key_cache_block_size"]
+    assert snapshot.values["key_buffer_bytes_used"] == (
+        variables["key_buffer_size"] - status["Key_blocks_unused"] * block)
+    assert snapshot.values["key_buffer_bytes_unflushed"] == status["Key_blocks_not_flushed"] * block
+    assert snapshot.values["table_cache"] == variables["table_open_cache"]
+
+
+def test_innodb_status_override_prefers_show_status(root_collector):
+    snapshot = root_collector.collect(sources={"global_status", "innodb_status"})
+    status = snapshot.raw["global_status"]
+    overridden = [m for m in root_collector.catalog if m.source.status_override]
+    assert overridden, "the catalog names SHOW STATUS overrides for InnoDB values"
+    for metric in overridden:
+        if metric.source.status_override in status:
+            assert snapshot.values[metric.name] == status[metric.source.status_override], metric.name
+
+
+def test_replica_lag_is_null_while_the_sql_thread_is_stopped(mariadb, mariadb_replica):
+    mariadb.execute("CREATE DATABASE IF NOT EXISTS repl_probe",
+                    "CREATE TABLE IF NOT EXISTS repl_probe.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+    wait_for_replication(mariadb_replica)
+    channel = (("channel", ""),)
+    with Collector(root_settings(mariadb_replica), sources={"replication"}) as collector:
+        running = collector.collect()
+        assert running.series["replica_sql_running"][channel] == 1
+        assert running.series["replica_io_running"][channel] == 1
+        assert running.series["replica_seconds_behind_source"][channel] == 0
+        assert running.values["replica_slave_running"] == 1
+        assert running.series["replica_source_port"][channel] == mariadb.port
+
+        mariadb_replica.execute("STOP SLAVE SQL_THREAD")
+        try:
+            mariadb.execute("INSERT INTO repl_probe.t (v) VALUES (1)")
+            deadline = time.monotonic() + 10
+            while True:  # until the receiver has the event the applier does not
+                stopped = collector.collect()
+                read = stopped.series["replica_read_source_log_pos"][channel]
+                executed = stopped.series["replica_exec_source_log_pos"][channel]
+                if read > executed or time.monotonic() > deadline:
+                    break
+                time.sleep(0.1)
+            assert read > executed
+            # MariaDB prints Seconds_Behind_Master NULL while the SQL thread is stopped.
+            assert stopped.series["replica_seconds_behind_source"][channel] is None
+            assert stopped.series["replica_sql_running"][channel] == 0
+            assert stopped.series["replica_io_running"][channel] == 1
+            assert stopped.values["replica_slave_stopped"] == 1
+            assert stopped.values["replica_slave_lag_seconds"] is None
+            assert stopped.raw["replica_status"][0]["Seconds_Behind_Master"] is None
+        finally:
+            mariadb_replica.execute("START SLAVE SQL_THREAD")
+        wait_for_replication(mariadb_replica)
+        caught_up = collector.collect()
+        assert caught_up.series["replica_exec_source_log_pos"][channel] == \
+            caught_up.series["replica_read_source_log_pos"][channel]
+        assert caught_up.series["replica_seconds_behind_source"][channel] == 0
+
+
+def test_primary_has_no_replica_channels(root_collector):
+    snapshot = root_collector.collect(sources={"replication"})
+    assert snapshot.sources["replication"].ok
+    assert snapshot.values["replica_channels"] == 0
+    assert "replica_seconds_behind_source" not in snapshot.series
+
+
+def test_missing_slave_monitor_is_detected_once_and_not_retried(mariadb, tmp_path, caplog):
+    user = create_monitoring_user(mariadb, tmp_path, GRANTS_WITHOUT_SLAVE_MONITOR)
+    with Collector(user.settings, host_metrics="off") as collector:
+        with caplog.at_level(logging.WARNING, logger="agents.collection"):
+            first = collector.collect()
+        status = first.sources["replication"]
+        assert (status.ok, status.reason, status.statements) == (False, "privilege", 1)
+        assert "SLAVE MONITOR" in status.error and "SHOW ALL SLAVES STATUS" in status.error
+        warnings = [r.getMessage() for r in caplog.records if "replication" in r.getMessage()]
+        assert len(warnings) == 1
+
+        sent_before = global_status(mariadb, "Com_show_slave_status")
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="agents.collection"):
+            later = [collector.collect() for _ in range(3)]
+        assert global_status(mariadb, "Com_show_slave_status") == sent_before
+        for snapshot in later:
+            assert snapshot.up
+            assert snapshot.sources["replication"].reason == "privilege"
+            assert snapshot.sources["replication"].statements == 0
+            assert failing_statements(snapshot) == 0
+        assert not [r for r in caplog.records if "replication" in r.getMessage()]
+        # Everything else still collects.
+        assert later[-1].sources["innodb_status"].ok and later[-1].sources["global_status"].ok
+
+
+def test_minimal_grants_user_has_no_failing_statement(monitoring_user):
+    with Collector(monitoring_user.settings, host_metrics="off") as collector:
+        for _ in range(2):
+            snapshot = collector.collect()
+            failed = {name: (s.reason, s.error) for name, s in snapshot.sources.items() if not s.ok}
+            assert failed == {}
+            assert failing_statements(snapshot) == 0
+        assert collector.connection.failed_statements == 0
+
+
+class KillingConnection(MySQLConnection):
+    """Kills the server right before one statement: a crash in the middle of a collection."""
+
+    def __init__(self, *args, server: ThrowawayMariaDB, before: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.victim, self.before, self.armed = server, before, False
+
+    def query(self, statement):
+        if self.armed and statement.startswith(self.before):
+            self.armed = False
+            self.victim.kill()
+        return super().query(statement)
+
+
+def test_server_killed_mid_collection_then_restarted():
+    server = ThrowawayMariaDB(server_id=9)
+    server.start()
+    try:
+        settings = root_settings(server)
+        conn = KillingConnection(settings, server=server, before="SHOW ENGINE INNODB STATUS",
+                                 backoff_initial=0.1, backoff_max=0.5)
+        with Collector(settings, connection=conn, host_metrics="off") as collector:
+            healthy = collector.collect()
+            assert healthy.up and healthy.values["status_uptime"] >= 0
+
+            conn.armed = True
+            crashed = collector.collect()
+            assert crashed.up is False
+            assert crashed.error and "connection" in crashed.error.lower()
+            assert all(not s.ok and s.reason == "connection" for s in crashed.sources.values())
+            # global_status had run before the crash: its numbers must not survive.
+            mysql_values = {k for k in crashed.values if not k.startswith("agent_")}
+            assert mysql_values == set() and crashed.series == {} and crashed.raw == {}
+
+            down = collector.collect()
+            assert down.up is False and all(name.startswith("agent_") for name in down.values)
+            assert down.values["agent_mysql_up"] == 0
+
+            restarted = time.monotonic()
+            server.start()
+            deadline = time.monotonic() + 10
+            recovered = collector.collect()
+            while not recovered.up and time.monotonic() < deadline:
+                time.sleep(0.1)
+                recovered = collector.collect()
+            assert recovered.up and recovered.values["agent_mysql_up"] == 1
+            # A new server process: its uptime counts from the restart.
+            assert recovered.values["status_uptime"] <= time.monotonic() - restarted + 1
+            assert all(s.ok for s in recovered.sources.values())
+    finally:
+        server.stop(remove=True)
