@@ -26,6 +26,8 @@ class CompatOptions:
     processlist_by_user: bool = True
     processlist_by_host: bool = True
     memory_events_remove_prefix: str = "memory/"
+    # Set per collection: the connection the exporter itself used (left out of the processlist).
+    exclude_thread_id: int | None = None
 
 
 FamilyBuilder = Callable[[Snapshot, CompatOptions], list[Metric]]
@@ -79,7 +81,8 @@ COLLECTORS: tuple[ExporterCollector, ...] = (
         "info_schema.processlist", "Collect current thread state counts from the information_schema.processlist",
         False, ("processlist",), ("processlist",),
         lambda s, o: compat.processlist_families(_raw(s, "processlist", []), o.processlist_min_time,
-                                                 o.processlist_by_user, o.processlist_by_host)),
+                                                 o.processlist_by_user, o.processlist_by_host,
+                                                 o.exclude_thread_id)),
     ExporterCollector(
         "binlog_size", "Collect the current size of all registered binlog files", False, ("binlog",), ("binlog",),
         lambda s, o: compat.binlog_families(_raw(s, "binary_logs", []))),

@@ -12,6 +12,7 @@ Every builder is a pure function: rows in, metric families out.
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 import time
 from typing import Iterator, Mapping, Sequence
@@ -82,8 +83,12 @@ def status_number(value: object) -> float | None:
 _INVALID_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_]")
 
 
+@functools.lru_cache(maxsize=8192)
 def metric_name_part(name: str) -> str:
-    """Lowercase, every character Prometheus does not allow in a name replaced by '_'."""
+    """Lowercase, every character Prometheus does not allow in a name replaced by '_'.
+
+    Cached: the same few hundred variable names come back every scrape.
+    """
     return _INVALID_NAME_CHARS.sub("_", name).lower()
 
 
@@ -163,7 +168,7 @@ def global_status_families(status: Mapping[str, object]) -> list[Metric]:
             continue
         match = _GLOBAL_STATUS_GROUP_RE.match(key)
         if match is None:
-            family = UnknownMetricFamily(fq_name("global_status", key), "Generic metric from SHOW GLOBAL STATUS.")
+            family = UnknownMetricFamily("mysql_global_status_" + key, "Generic metric from SHOW GLOBAL STATUS.")
             family.add_metric([], value)
             generic.append(family)
             continue
@@ -224,7 +229,7 @@ def global_variables_families(variables: Mapping[str, object]) -> list[Metric]:
         if value is None:
             text_items[key] = _text(raw_value)
             continue
-        family = GaugeMetricFamily(fq_name("global_variables", key), "Generic gauge metric from SHOW GLOBAL VARIABLES.")
+        family = GaugeMetricFamily("mysql_global_variables_" + key, "Generic gauge metric from SHOW GLOBAL VARIABLES.")
         family.add_metric([], value)
         families.append(family)
 
@@ -451,13 +456,20 @@ def sanitize_thread_state(text: str) -> str:
 
 
 def processlist_families(rows: Sequence[Mapping[str, object]], min_time: int = 0,
-                         by_user: bool = True, by_host: bool = True) -> list[Metric]:
-    """``information_schema.PROCESSLIST`` rows (one per thread, the exporter's own excluded)."""
+                         by_user: bool = True, by_host: bool = True,
+                         exclude_id: int | None = None) -> list[Metric]:
+    """``information_schema.PROCESSLIST`` rows, one per thread.
+
+    ``exclude_id`` is the exporter's own connection, which mysqld_exporter leaves
+    out (``ID != CONNECTION_ID()``): it is always there, running the query itself.
+    """
     counts: dict[tuple[str, str], int] = {}
     seconds: dict[tuple[str, str], float] = {}
     users: dict[str, int] = {}
     hosts: dict[str, int] = {}
     for row in rows:
+        if exclude_id is not None and status_number(row_value(row, "ID")) == exclude_id:
+            continue
         thread_time = status_number(row_value(row, "TIME")) or 0.0
         if thread_time < min_time:
             continue

@@ -8,6 +8,7 @@ yields families from it, mutating nothing.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Iterator
 
 from prometheus_client import CollectorRegistry
@@ -77,6 +78,7 @@ def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: C
         # The deadline passed before any collection finished: say so, show no numbers.
         return _self_families(outcome, counters, 1.0 if up_when_unknown else 0.0)
     snapshot = record.snapshot
+    options = replace(options, exclude_thread_id=record.own_thread_id)
     families = _self_families(outcome, counters, 1.0 if snapshot.up else 0.0)
     if not snapshot.up:
         return families

@@ -76,8 +76,7 @@ class ExporterApp:
         )
 
     def _target(self, name: str, settings: ConnectionSettings) -> Target:
-        return Target(name, self._collector_factory(settings), min_interval=self.config.min_interval,
-                      statement_timeout=self.config.collector_timeout)
+        return Target(name, self._collector_factory(settings), min_interval=self.config.min_interval)
 
     def default_target(self) -> Target:
         with self._lock:

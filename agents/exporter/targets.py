@@ -5,9 +5,9 @@
   one set of statements.
 - ``min_interval``: a scrape closer than this to the last collection is served
   that collection (same values, same timestamp) without touching MySQL.
-- Deadline: a scrape never waits past its deadline.  The collector is told to
-  start no source after ``deadline - statement timeout`` (a source already
-  running is bounded by the server-side statement timeout), so a slow source
+- Deadline: a scrape never waits past its deadline.  The collector starts no
+  source after ``deadline - grace``, and a statement still running then is
+  interrupted (``KILL QUERY`` from a second connection), so a slow or hung source
   costs its own collector_success, not the whole scrape.
 - Errors are counted once per collection, by collector and reason, and the
   time of each collector's last success is kept: the exporter's honest account
@@ -95,6 +95,7 @@ class CollectionRecord:
     snapshot: Snapshot
     collectors: tuple[ExporterCollector, ...]
     finished: float  # time.monotonic()
+    own_thread_id: int | None = None  # the exporter's connection, as the processlist shows it
 
 
 @dataclass
@@ -131,15 +132,15 @@ def not_local(collector: ExporterCollector, snapshot: Snapshot) -> bool:
 class Target:
     """One MySQL server the exporter scrapes (the /metrics one, or a /probe target)."""
 
-    def __init__(self, name: str, collector, *, min_interval: float = 0.0, statement_timeout: float = 5.0,
+    def __init__(self, name: str, collector, *, min_interval: float = 0.0, interrupt_grace: float = 0.5,
                  clock: Callable[[], float] = time.monotonic):
         self.name = name
         self.collector = collector
         self.min_interval = min_interval
-        self.statement_timeout = statement_timeout
+        self.interrupt_grace = interrupt_grace
         self._clock = clock
         self._lock = threading.Lock()
-        self._inflight: dict[frozenset[str], Future] = {}
+        self._inflight: dict[frozenset[str], tuple[Future, float]] = {}
         self._last: dict[frozenset[str], CollectionRecord] = {}
         # One worker: the collector serialises collections on its one connection anyway,
         # and a worker thread lets every waiting scrape give up at its own deadline.
@@ -162,24 +163,57 @@ class Target:
             last = self._last.get(sources)
             if self.min_interval > 0 and last is not None and now - last.finished < self.min_interval:
                 return ScrapeOutcome(collectors, last, cached=True)
-            future = self._inflight.get(sources)
-            if future is None:
-                remaining = max(0.0, deadline - now)
-                # Leave the last statement its full timeout before the scrape deadline,
-                # but never less than half the scrape to start sources in.
-                source_deadline = deadline - min(self.statement_timeout, remaining / 2)
+            # Shortly before the deadline a statement still running is interrupted and no
+            # further source starts, so the collector returns what it has instead of nothing.
+            grace = min(self.interrupt_grace, max(0.0, deadline - now) / 4)
+            inflight = self._inflight.get(sources)
+            if inflight is None:
+                source_deadline = deadline - grace
                 future = self._executor.submit(self._collect, sources, collectors, source_deadline)
-                self._inflight[sources] = future
+                self._inflight[sources] = (future, source_deadline)
                 future.add_done_callback(lambda _f, key=sources: self._finished(key))
+            else:
+                future, source_deadline = inflight
         try:
-            record = future.result(timeout=max(0.0, deadline - self._clock()))
+            record = future.result(timeout=max(0.0, deadline - grace - self._clock()))
         except FutureTimeout:
-            with self._lock:
-                for collector in collectors:
-                    self.counters.errors[(collector.label, "deadline")] += 1
-            log.warning("%s: no collection finished before the scrape deadline", self.name)
-            return ScrapeOutcome(collectors, None)
+            # A collection joined from a scrape with a later deadline is left alone.
+            if source_deadline <= deadline - grace:
+                self._interrupt_running_statement()
+            try:
+                record = future.result(timeout=max(0.0, deadline - self._clock()))
+            except FutureTimeout:
+                with self._lock:
+                    for collector in collectors:
+                        self.counters.errors[(collector.label, "deadline")] += 1
+                log.warning("%s: no collection finished before the scrape deadline", self.name)
+                return ScrapeOutcome(collectors, None)
         return ScrapeOutcome(collectors, record)
+
+    def _interrupt_running_statement(self) -> None:
+        """``KILL QUERY`` the collection's statement from a second, short-lived connection.
+
+        A user may always kill its own threads, so this needs no extra grant.  It is
+        the second of --exporter.max-open-conns' two connections, opened only here.
+        """
+        connection = getattr(self.collector, "connection", None)
+        thread_id = getattr(connection, "thread_id", None)
+        settings = getattr(self.collector, "settings", None)
+        if thread_id is None or settings is None:
+            return
+        try:
+            import pymysql
+
+            kwargs = dict(settings.pymysql_kwargs(), connect_timeout=min(2.0, settings.connect_timeout))
+            side = pymysql.connect(**kwargs)
+            try:
+                with side.cursor() as cursor:
+                    cursor.execute(f"KILL QUERY {int(thread_id)}")
+            finally:
+                side.close()
+            log.warning("%s: interrupted a statement still running at the scrape deadline", self.name)
+        except Exception as exc:  # the server may be gone too: the deadline still holds
+            log.warning("%s: could not interrupt the running statement: %s", self.name, exc)
 
     def _finished(self, key: frozenset[str]) -> None:
         with self._lock:
@@ -188,7 +222,8 @@ class Target:
     def _collect(self, sources: frozenset[str], collectors: tuple[ExporterCollector, ...],
                  source_deadline: float) -> CollectionRecord:
         snapshot = self.collector.collect(set(sources), deadline=source_deadline)
-        record = CollectionRecord(snapshot, collectors, self._clock())
+        own_thread = getattr(getattr(self.collector, "connection", None), "thread_id", None)
+        record = CollectionRecord(snapshot, collectors, self._clock(), own_thread)
         self._account(record)
         with self._lock:
             self._last[sources] = record
