@@ -5,10 +5,12 @@ from __future__ import annotations
 import logging
 import time
 
+import psutil
 import pytest
 
 from agents.collection import Collector
 from agents.connection import MySQLConnection
+from agents.sources.heartbeat import HeartbeatOptions
 from agents.throwaway import ThrowawayMariaDB
 from tests.conftest import create_monitoring_user, root_settings, wait_for_replication
 
@@ -254,3 +256,36 @@ def test_server_killed_mid_collection_then_restarted():
             assert all(s.ok for s in recovered.sources.values())
     finally:
         server.stop(remove=True)
+
+
+@pytest.mark.parametrize("utc", [False, True])
+def test_pt_heartbeat_lag(mariadb, utc):
+    now = "UTC_TIMESTAMP(6)" if utc else "NOW(6)"
+    # The table pt-heartbeat --create-table makes; a row written 100 s ago by server 1.
+    mariadb.execute(
+        "CREATE DATABASE IF NOT EXISTS hb",
+        "CREATE TABLE IF NOT EXISTS hb.heartbeat (ts varchar(26) NOT NULL, server_id int unsigned NOT NULL"
+        " PRIMARY KEY, file varchar(255) DEFAULT NULL, position bigint unsigned DEFAULT NULL)",
+        f"REPLACE INTO hb.heartbeat (ts, server_id) VALUES"
+        f" (DATE_FORMAT({now} - INTERVAL 100 SECOND, '%Y-%m-%dT%H:%i:%s.%f'), 1)",
+    )
+    options = HeartbeatOptions(database="hb", table="heartbeat", utc=utc)
+    with Collector(root_settings(mariadb), sources={"heartbeat"}, heartbeat=options) as collector:
+        snapshot = collector.collect()
+    assert snapshot.sources["heartbeat"].ok, snapshot.sources["heartbeat"].error
+    assert 100 <= snapshot.values["heartbeat_lag_seconds"] < 160
+    assert snapshot.values["heartbeat_source_server_id"] == 1
+    assert snapshot.raw["heartbeat"]["heartbeat_lag_seconds"] == snapshot.values["heartbeat_lag_seconds"]
+
+
+def test_process_metrics_find_the_server_by_its_pid_file(mariadb):
+    with Collector(root_settings(mariadb), sources={"global_variables", "host", "process"}) as collector:
+        snapshot = collector.collect()
+        assert snapshot.sources["process"].ok and snapshot.sources["host"].ok
+        assert collector.local_mysqld.pid(snapshot.raw["global_variables"]) == mariadb.pid
+    process = psutil.Process(mariadb.pid)
+    assert snapshot.values["process_start_time_seconds"] == process.create_time()
+    assert snapshot.values["process_resident_memory_bytes"] > 64 * 2**20  # the 64M buffer pool is touched
+    assert snapshot.values["process_threads"] >= 1
+    assert snapshot.values["host_cpus"] == psutil.cpu_count()
+    assert set(dict(labels)["mode"] for labels in snapshot.series["host_cpu_seconds"]) >= {"user", "system", "idle"}
