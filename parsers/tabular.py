@@ -196,7 +196,8 @@ def _unescape(value: str) -> str:
 
 
 def _read_batch(lines: list[str]) -> ParsedTable:
-    records = [line.split("\t") for line in lines if line.strip()]
+    # A row of empty cells still has its TABs; only a line with nothing at all is blank.
+    records = [line.split("\t") for line in lines if line]
     if not records:
         return ParsedTable()
     if _is_headerless_name_value(records):

@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agents.snapshot import labels_of
 from parsers.processlist import (
@@ -123,3 +125,11 @@ def test_saved_box_table():
 def test_rows_must_be_mappings():
     with pytest.raises(ValueError, match="processlist row 0"):
         summarise_processlist([(1, "root")])
+
+
+
+@given(st.one_of(st.none(), st.text(), st.binary()))
+def test_normalised_states_are_clean_label_values(state):
+    label = normalise_state(state)
+    assert label == "none" or (label.strip("_") == label and set(label) <= set("abcdefghijklmnopqrstuvwxyz0123456789_"))
+    assert label and "__" not in label

@@ -1,6 +1,8 @@
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agents.snapshot import labels_of
 from parsers.replication import (
@@ -258,3 +260,18 @@ def test_old_and_new_fixture_columns_map_onto_each_other():
     for new, old in (("Source_Host", "Master_Host"), ("Read_Source_Log_Pos", "Read_Master_Log_Pos"),
                      ("Replica_SQL_Running", "Slave_SQL_Running"), ("Source_SSL_Allowed", "Master_SSL_Allowed")):
         assert new in new_columns and other_spelling(new) == old and old in old_columns
+
+
+_COLUMNS = list(slave_row()) + list(replica_row_8_4()) + ["Connection_name", "Retried_transactions", "Using_Gtid"]
+
+
+@given(st.lists(st.dictionaries(st.sampled_from(_COLUMNS),
+                                st.one_of(st.none(), st.text(max_size=6), st.integers(), st.binary(max_size=4))),
+                max_size=3))
+def test_any_values_parse_without_raising_and_stay_typed(rows):
+    for channel in parse_replica_status(rows):
+        for name in ("source_port", "seconds_behind_source", "relay_log_space", "last_sql_errno"):
+            value = getattr(channel, name)
+            assert value is None or isinstance(value, int)
+        assert channel.io_running in (None, 0, 1, 2)
+        replica_values([channel])
