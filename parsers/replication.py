@@ -208,28 +208,6 @@ def _parse_row(row: object, index: int) -> ReplicaChannel:
     )
 
 
-_RENAMED_WORDS = {"master": "source", "slave": "replica", "source": "master", "replica": "slave"}
-
-
-def other_spelling(column: str) -> str | None:
-    """The same column in the other generation's words (``Seconds_Behind_Source`` <->
-    ``Seconds_Behind_Master``, ``Replica_IO_Running`` <-> ``Slave_IO_Running``), or None.
-
-    MySQL 8.0.22 renamed the columns word by word (Master -> Source, Slave ->
-    Replica) and 8.4 prints only the new words; consumers keeping old metric
-    names (mysql_slave_status_*) need both.  Case follows each word of the input.
-    """
-    words = column.split("_")
-    changed = False
-    for index, word in enumerate(words):
-        swap = _RENAMED_WORDS.get(word.lower())
-        if swap is None:
-            continue
-        changed = True
-        words[index] = swap.upper() if word.isupper() else swap.capitalize() if word[:1].isupper() else swap
-    return "_".join(words) if changed else None
-
-
 def replica_values(channels: list[ReplicaChannel], heartbeat_lag: float | None = None) -> CatalogValues:
     """Catalog values: per-channel series (labels [channel]) and the legacy scalars.
 

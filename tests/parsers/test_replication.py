@@ -8,7 +8,6 @@ from agents.snapshot import labels_of
 from parsers.replication import (
     THREAD_CONNECTING,
     legacy_replica_values,
-    other_spelling,
     parse_replica_status,
     replica_values,
 )
@@ -240,26 +239,6 @@ def test_rows_must_be_mappings():
 def test_multi_line_gtid_set_is_joined():
     channel = parse_replica_status([replica_row_8_4(Executed_Gtid_Set="u1:1-3,\nu2:1-5")])[0]
     assert channel.executed_gtid_set == "u1:1-3,u2:1-5"
-
-
-def test_other_spelling_of_renamed_columns():
-    assert other_spelling("Seconds_Behind_Source") == "Seconds_Behind_Master"
-    assert other_spelling("Slave_IO_Running") == "Replica_IO_Running"
-    assert other_spelling("Relay_Source_Log_File") == "Relay_Master_Log_File"
-    assert other_spelling("Replica_SQL_Running_State") == "Slave_SQL_Running_State"
-    assert other_spelling("Get_Source_public_key") == "Get_Master_public_key"
-    assert other_spelling("Source_public_key_path") == "Master_public_key_path"
-    assert other_spelling("seconds_behind_master") == "seconds_behind_source"
-    assert other_spelling("Relay_Log_Space") is None
-    assert other_spelling("Channel_Name") is None
-
-
-def test_old_and_new_fixture_columns_map_onto_each_other():
-    new_columns = shared_rows(NETDATA + "mysql-v8.0.30-replica_status_multi_source.txt")[0].keys()
-    old_columns = set(shared_rows(NETDATA + "mariadb-v10.8.4-all_slaves_status_single_source.txt")[0])
-    for new, old in (("Source_Host", "Master_Host"), ("Read_Source_Log_Pos", "Read_Master_Log_Pos"),
-                     ("Replica_SQL_Running", "Slave_SQL_Running"), ("Source_SSL_Allowed", "Master_SSL_Allowed")):
-        assert new in new_columns and other_spelling(new) == old and old in old_columns
 
 
 _COLUMNS = list(slave_row()) + list(replica_row_8_4()) + ["Connection_name", "Retried_transactions", "Using_Gtid"]
