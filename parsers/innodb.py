@@ -41,6 +41,8 @@ _END_TITLE = "END OF INNODB MONITOR OUTPUT"
 # "quote" running much longer than that was a wrong guess, not a statement.
 _MAX_QUOTE_CHARS = 8192
 _ROW_HEADER = "*************************** "
+_AVERAGES = "Per second averages calculated from the last "
+_QUOTING_SECTIONS = (sections.DEADLOCK, sections.FK_ERROR)
 
 # Published only when at least one contributing line was seen (sums over lines)
 _SUMMED = (
@@ -113,8 +115,11 @@ class _Parser:
             self.quote_candidate = -1
 
     def _scan(self, index: int, count: int, allow_quoting: bool) -> int:
+        """Parse lines from ``index``; return -1 when done, or the index to restart from without quoting."""
         lines = self.lines
         state = self.state
+        handler = self.handler
+        quotable = False  # inside a deadlock / FK error block, where statements are quoted verbatim
         while index < count:
             line = lines[index]
             first = line[:1]
@@ -126,42 +131,46 @@ class _Parser:
                     if self.quoting:
                         if self.quote_candidate < 0:
                             self.quote_candidate = index
-                        self.quoted_chars += len(line) + 1
-                        index += 1
-                        continue
-                    if title == _END_TITLE:
+                    elif title == _END_TITLE:
                         self.ended = True
                         return -1
-                    self._enter(title)
-                    index += 3
-                    continue
-            if self.handler is not None:
-                if self.quoting:
-                    if line.startswith(_QUOTE_ENDS):
-                        self.quoting = False
-                        self.quote_candidate = -1
                     else:
-                        self.quoted_chars += len(line) + 1
-                        if self.quoted_chars > _MAX_QUOTE_CHARS and self.quote_candidate >= 0:
-                            return self.quote_candidate
-                elif allow_quoting and self.section in (sections.DEADLOCK, sections.FK_ERROR) and (
-                        line.startswith(_THREAD_LINES) or "Error in foreign key constraint" in line):
-                    self.quoting = True
-                    self.quoted_chars = 0
+                        self._enter(title)
+                        handler = self.handler
+                        quotable = allow_quoting and title in _QUOTING_SECTIONS
+                        index += 3
+                        continue
+            if handler is not None:
+                if quotable and self._quote_state(line):
+                    return self.quote_candidate
                 try:
-                    self.handler(state, line)
+                    handler(state, line)
                 except (ValueError, IndexError, ZeroDivisionError):
                     pass  # a garbled line is skipped; it never stops the parse
             elif not self.header_seen and line.endswith("INNODB MONITOR OUTPUT"):
                 self._monitor_header(line)
-            elif line.startswith("Per second averages calculated from the last "):
-                number = to_int(line[len("Per second averages calculated from the last "):].split(None, 1)[0])
+            elif line.startswith(_AVERAGES):
+                number = to_int(line[len(_AVERAGES):].split(None, 1)[0])
                 if number is not None:
                     state.values["innodb_monitor_averages_interval_seconds"] = number
             if first == "." and line.startswith("... truncated"):
                 self.cut_marker = True
             index += 1
         return -1
+
+    def _quote_state(self, line: str) -> bool:
+        """Track quoted statements in a deadlock / FK block; True when the quote guess proved wrong."""
+        if self.quoting:
+            if line.startswith(_QUOTE_ENDS):
+                self.quoting = False
+                self.quote_candidate = -1
+                return False
+            self.quoted_chars += len(line) + 1
+            return self.quoted_chars > _MAX_QUOTE_CHARS and self.quote_candidate >= 0
+        if line.startswith(_THREAD_LINES) or "Error in foreign key constraint" in line:
+            self.quoting = True
+            self.quoted_chars = 0
+        return False
 
     def _enter(self, title: str) -> None:
         self.sections.append(title)
