@@ -21,7 +21,7 @@ class RowError(ValueError):
 
 def fold_row(row: object, what: str = "row") -> dict[str, Any]:
     """The row with its column names lowercased (first spelling wins)."""
-    if not isinstance(row, Mapping):
+    if not isinstance(row, (dict, Mapping)):  # dict first: the ABC check is slow
         raise RowError(f"{what}: expected a mapping of column name to value, got {type(row).__name__}")
     folded: dict[str, Any] = {}
     for name, value in row.items():

@@ -15,6 +15,7 @@ count what it intended.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -46,10 +47,12 @@ _STATEMENT_COMMANDS = frozenset({"query", "execute"})
 
 def normalise_state(state: object) -> str:
     text = text_of(state)
-    if text is None:
-        return "none"
-    label = _NOT_LABEL_CHARS.sub("_", text.lower()).strip("_")
-    return label or "none"
+    return "none" if text is None else _state_label(text)
+
+
+@functools.lru_cache(maxsize=1024)  # a server has a few dozen distinct states
+def _state_label(text: str) -> str:
+    return _NOT_LABEL_CHARS.sub("_", text.lower()).strip("_") or "none"
 
 
 def legacy_bucket(normalised_state: str) -> str:

@@ -27,13 +27,13 @@ def parse_status_rows(rows: Iterable[object]) -> dict[str, Value]:
 
 
 def _name_and_value(row: object, index: int) -> tuple[str, object]:
-    if isinstance(row, Mapping):
+    if isinstance(row, (tuple, list)) and len(row) == 2:
+        name, value = row
+    elif isinstance(row, Mapping):
         folded = fold_row(row)
         name, value = pick(folded, _NAME_COLUMNS), pick(folded, _VALUE_COLUMNS)
         if name is MISSING or value is MISSING:
             raise ValueError(f"status row {index}: needs Variable_name and Value columns, has {sorted(row)}")
-    elif isinstance(row, (list, tuple)) and len(row) == 2:
-        name, value = row
     else:
         raise ValueError(f"status row {index}: expected (name, value), got {row!r:.80}")
     name_text = text_of(name)

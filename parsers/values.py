@@ -47,6 +47,11 @@ def typed(value: object) -> Value:
         value = str(value)
     text = text_of(value)
     assert text is not None
+    if text.isdigit() and text.isascii():  # most status values: skip the regexes
+        try:
+            return int(text)
+        except ValueError:  # more digits than int() accepts (sys.get_int_max_str_digits)
+            return text
     if text == "NULL":  # how the mysql client prints SQL NULL
         return None
     candidate = text.strip()
