@@ -1,0 +1,209 @@
+"""Leak detector settings: which series to watch, how to judge them, where to keep history.
+
+Loaded from the ``leak:`` section of the agent's YAML config; every key has a default,
+so an absent section gives a detector that works untouched.  Per-series settings are the
+``defaults`` block overlaid by the series' own entry.
+
+```yaml
+leak:
+  state_file: /var/lib/mysql-snmp/leak-state.json
+  windows_seconds: [1800, 7200, 21600]
+  series:
+    - name: innodb_mem_dictionary_bytes
+      explained_by: status_open_table_definitions
+      min_rate_bytes_per_hour: 524288
+    - name: perf_schema_memory_bytes          # a labelled catalog series:
+      labels: {event_name: "memory/innodb/*"}  # one watched series per matching label set
+```
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+DEFAULT_STATE_FILE = "/var/lib/mysql-snmp/leak-state.json"
+
+MIB = 1024 * 1024
+
+# The memory limit of mysqld: the smallest of these present in the snapshot.
+PROCESS_LIMIT_SERIES = ("process_cgroup_memory_limit_bytes", "host_memory_total_bytes")
+PROCESS_RSS_SERIES = "process_resident_memory_bytes"
+
+
+class LeakConfigError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class SeriesConfig:
+    """How one watched series is judged.  Rates are bytes per hour, sizes bytes."""
+
+    name: str
+    labels: tuple[tuple[str, str], ...] = ()  # label name -> fnmatch pattern
+    # Growth below this rate is never a leak, however significant (allocator churn, caches).
+    min_rate_bytes_per_hour: float = 1 * MIB
+    # The level must exceed the baseline's maximum by at least this much.
+    min_growth_bytes: float = 256 * 1024
+    # Smallest meaningful change: InnoDB heaps grow in blocks of about 8 KiB.
+    resolution_bytes: float = 8192
+    # Catalog series whose growth explains this one's (reason "tables").
+    explained_by: str | None = None
+    # Growth per added explanatory unit above this is not explained by it (bytes per table).
+    max_bytes_per_unit: float = 64 * 1024
+    # Fixed limit for the forecast; None: forecast against mysqld's memory headroom.
+    limit_bytes: float | None = None
+    # Catalog series giving the limit (smallest present wins), for the process itself.
+    limit_series: tuple[str, ...] = ()
+
+    @property
+    def is_process_memory(self) -> bool:
+        return bool(self.limit_series)
+
+
+@dataclass(frozen=True)
+class LeakConfig:
+    state_file: str | None = DEFAULT_STATE_FILE
+    # Samples are grouped into bins (median per bin) before trend estimation.
+    bin_seconds: float = 60.0
+    # Trend windows, shortest first: short ones catch fast leaks, long ones slow leaks.
+    windows_seconds: tuple[float, ...] = (1800.0, 7200.0, 21600.0)
+    # Points per window after grouping bins (keeps the O(n^2) statistics cheap).
+    window_points: int = 30
+    # A window is judged only when this share of its points holds data.
+    min_coverage: float = 0.6
+    # Mann-Kendall Z above which growth is significant (3.09: p < 0.001 one-sided).
+    significance_z: float = 3.09
+    # Increments larger than this many times the 90th percentile increment are steps.
+    step_factor: float = 8.0
+    # Baseline: the history the current level is compared with.
+    baseline_seconds: float = 7 * 86400.0
+    baseline_bucket_seconds: float = 900.0
+    # With less than a day of history a daily cycle cannot be told apart, so the level
+    # must clear the baseline by young_margin_factor times the baseline's range ...
+    mature_baseline_seconds: float = 86400.0
+    young_margin_factor: float = 4.0
+    # ... and with a mature baseline by this share of its (detrended) range.
+    mature_margin_factor: float = 0.25
+    # The baseline must span at least this long (and at least the window) to count.
+    min_baseline_seconds: float = 1800.0
+    # Hysteresis (the detector evaluates once per completed bin).
+    confirm_evaluations: int = 3
+    suspect_clear_seconds: float = 900.0
+    leaking_clear_seconds: float = 1800.0
+    # A gap longer than this in a series' samples restarts its trend windows.
+    max_gap_seconds: float = 3600.0
+    max_series: int = 32
+    save_every_seconds: float = 60.0
+    series: tuple[SeriesConfig, ...] = ()
+
+    @property
+    def longest_window(self) -> float:
+        return max(self.windows_seconds)
+
+
+DEFAULT_SERIES: tuple[dict[str, Any], ...] = (
+    # "Dictionary memory allocated" (InnoDB status) / Innodb_mem_dictionary.
+    {"name": "innodb_mem_dictionary_bytes", "explained_by": "status_open_table_definitions",
+     "min_rate_bytes_per_hour": 512 * 1024},
+    # Percona's "Dictionary cache" line (Internal hash tables block), where the seed leak showed.
+    {"name": "innodb_mem_dictionary_cache_bytes", "explained_by": "status_open_table_definitions",
+     "min_rate_bytes_per_hour": 512 * 1024},
+    {"name": "innodb_mem_adaptive_hash_index_bytes", "min_rate_bytes_per_hour": 4 * MIB,
+     "min_growth_bytes": 4 * MIB, "resolution_bytes": 16384},
+    {"name": "innodb_mem_total_allocated_bytes", "min_rate_bytes_per_hour": 8 * MIB,
+     "min_growth_bytes": 8 * MIB, "resolution_bytes": 65536},
+    # performance_schema memory instruments (MariaDB counts the dictionary under mem0mem).
+    {"name": "perf_schema_memory_bytes", "labels": {"event_name": "memory/innodb/*"},
+     "explained_by": "status_open_table_definitions", "min_rate_bytes_per_hour": 1 * MIB},
+    {"name": PROCESS_RSS_SERIES, "min_rate_bytes_per_hour": 16 * MIB, "min_growth_bytes": 64 * MIB,
+     "resolution_bytes": 1 * MIB, "limit_series": list(PROCESS_LIMIT_SERIES)},
+)
+
+_SERIES_FIELDS = {f.name for f in dataclasses.fields(SeriesConfig)}
+_TOP_FIELDS = {f.name for f in dataclasses.fields(LeakConfig)} - {"series"}
+
+
+def _series(raw: Mapping[str, Any], defaults: Mapping[str, Any], where: str) -> SeriesConfig:
+    merged = {**defaults, **raw}
+    unknown = set(merged) - _SERIES_FIELDS
+    if unknown:
+        raise LeakConfigError(f"{where}: unknown keys {sorted(unknown)}")
+    if not merged.get("name"):
+        raise LeakConfigError(f"{where}: a series needs a name")
+    labels = merged.get("labels") or {}
+    if not isinstance(labels, Mapping):
+        raise LeakConfigError(f"{where}: labels must be a mapping of label name to pattern")
+    merged["labels"] = tuple(sorted((str(k), str(v)) for k, v in labels.items()))
+    merged["limit_series"] = tuple(merged.get("limit_series") or ())
+    for key in ("min_rate_bytes_per_hour", "min_growth_bytes", "resolution_bytes", "max_bytes_per_unit"):
+        merged[key] = _positive(merged.get(key, getattr(SeriesConfig, key)), f"{where}.{key}")
+    if merged.get("limit_bytes") is not None:
+        merged["limit_bytes"] = _positive(merged["limit_bytes"], f"{where}.limit_bytes")
+    return SeriesConfig(**merged)
+
+
+def _positive(value: Any, where: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise LeakConfigError(f"{where}: expected a number, got {value!r}") from None
+    if not number > 0:
+        raise LeakConfigError(f"{where}: must be positive, got {value!r}")
+    return number
+
+
+def load_leak_config(section: Mapping[str, Any] | None) -> LeakConfig:
+    """Build the config from the YAML ``leak:`` section (None or {} gives the defaults)."""
+    section = dict(section or {})
+    defaults = section.pop("defaults", None) or {}
+    series_raw = section.pop("series", None)
+    unknown = set(section) - _TOP_FIELDS
+    if unknown:
+        raise LeakConfigError(f"leak: unknown keys {sorted(unknown)}")
+    top: dict[str, Any] = {}
+    for key, value in section.items():
+        if key == "state_file":
+            top[key] = None if value in (None, "", False) else str(value)
+        elif key == "windows_seconds":
+            windows = tuple(sorted(_positive(v, f"leak.windows_seconds") for v in value or ()))
+            if not windows:
+                raise LeakConfigError("leak.windows_seconds: needs at least one window")
+            top[key] = windows
+        elif key in ("window_points", "confirm_evaluations", "max_series"):
+            top[key] = int(_positive(value, f"leak.{key}"))
+        else:
+            top[key] = _positive(value, f"leak.{key}")
+    if top.get("window_points", 30) < 5:
+        raise LeakConfigError("leak.window_points: at least 5 points per window")
+    entries = DEFAULT_SERIES if series_raw is None else series_raw
+    if not isinstance(entries, (list, tuple)):
+        raise LeakConfigError("leak.series: must be a list")
+    top["series"] = tuple(
+        _series(raw, defaults, f"leak.series[{i}]") for i, raw in enumerate(entries)
+    )
+    return LeakConfig(**top)
+
+
+def series_config(name: str, **overrides: Any) -> SeriesConfig:
+    """The default settings of a catalog series (those of DEFAULT_SERIES when listed there)."""
+    for raw in DEFAULT_SERIES:
+        if raw["name"] == name:
+            return _series({**raw, **overrides}, {}, name)
+    return _series({"name": name, **overrides}, {}, name)
+
+
+def with_series(config: LeakConfig, *series: SeriesConfig) -> LeakConfig:
+    return dataclasses.replace(config, series=tuple(series))
+
+
+__all__ = [
+    "DEFAULT_STATE_FILE",
+    "LeakConfig",
+    "LeakConfigError",
+    "SeriesConfig",
+    "load_leak_config",
+    "series_config",
+    "with_series",
+]

@@ -1,0 +1,208 @@
+"""Bounded history of one watched series: what the trend windows and the baseline read.
+
+Two tiers keep memory and the state file small whatever the sampling rate:
+- bins: the median of the samples of each ``bin_seconds`` (one minute by default), for
+  as long as the longest trend window; the median already shrugs off single odd samples;
+- buckets: min / max / mean per ``baseline_bucket_seconds`` (15 minutes), for the whole
+  baseline (a week by default), enough to know the series' normal range and its high-water mark.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from agents.leak.trend import median
+
+
+@dataclass(frozen=True)
+class Bin:
+    start: float
+    value: float
+    aux: float | None  # the explanatory series (e.g. Open_table_definitions), when sampled
+
+
+@dataclass
+class Bucket:
+    start: float
+    low: float
+    high: float
+    total: float
+    count: int
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.count
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The history before a trend window: how high the series went and how much it varies."""
+
+    span_seconds: float
+    high: float
+    range: float  # high - low
+    detrended_range: float  # range around the baseline's own linear trend (a daily cycle's amplitude)
+
+
+@dataclass(frozen=True)
+class WindowPoints:
+    times: list[float]
+    values: list[float]
+    aux: list[float] | None  # None unless every point has the explanatory value
+    coverage: float  # share of the window's points that hold data
+
+
+class SeriesHistory:
+    def __init__(self, bin_seconds: float, bins_kept: float, bucket_seconds: float, baseline_seconds: float):
+        self.bin_seconds = bin_seconds
+        self.bins_kept_seconds = bins_kept
+        self.bucket_seconds = bucket_seconds
+        self.baseline_seconds = baseline_seconds
+        self.bins: deque[Bin] = deque()
+        self.buckets: deque[Bucket] = deque()
+        self.last_time: float | None = None
+        self._pending_start: float | None = None
+        self._pending_values: list[float] = []
+        self._pending_aux: list[float] = []
+        self._baseline_cache: dict[tuple, Baseline | None] = {}
+
+    # -- feeding -----------------------------------------------------------------------
+
+    def add(self, t: float, value: float, aux: float | None = None) -> Bin | None:
+        """Record one sample; returns the bin it completed, if any.  Times must increase."""
+        if self.last_time is not None and t <= self.last_time:
+            raise ValueError(f"sample at {t} is not after the previous one at {self.last_time}")
+        self.last_time = t
+        completed = None
+        bin_start = math.floor(t / self.bin_seconds) * self.bin_seconds
+        if self._pending_start is not None and bin_start != self._pending_start:
+            completed = self._close_pending()
+        if self._pending_start is None:
+            self._pending_start = bin_start
+        self._pending_values.append(float(value))
+        if aux is not None:
+            self._pending_aux.append(float(aux))
+        self._add_to_bucket(t, float(value))
+        return completed
+
+    def restart_trend(self) -> None:
+        """Forget the trend bins (after a long gap); the baseline is kept."""
+        self.bins.clear()
+        self._pending_start = None
+        self._pending_values = []
+        self._pending_aux = []
+
+    def _close_pending(self) -> Bin:
+        aux = median(self._pending_aux) if len(self._pending_aux) == len(self._pending_values) else None
+        closed = Bin(self._pending_start, median(self._pending_values), aux)
+        self.bins.append(closed)
+        while self.bins and self.bins[0].start < closed.start - self.bins_kept_seconds:
+            self.bins.popleft()
+        self._pending_start = None
+        self._pending_values = []
+        self._pending_aux = []
+        return closed
+
+    def _add_to_bucket(self, t: float, value: float) -> None:
+        start = math.floor(t / self.bucket_seconds) * self.bucket_seconds
+        if self.buckets and self.buckets[-1].start == start:
+            b = self.buckets[-1]
+            b.low = min(b.low, value)
+            b.high = max(b.high, value)
+            b.total += value
+            b.count += 1
+            return
+        self.buckets.append(Bucket(start, value, value, value, 1))
+        while self.buckets and self.buckets[0].start < start - self.baseline_seconds:
+            self.buckets.popleft()
+        self._baseline_cache.clear()
+
+    # -- reading -----------------------------------------------------------------------
+
+    def level(self, last_bins: int = 3) -> float | None:
+        """Current level: median of the last completed bins (one odd minute cannot move it)."""
+        if not self.bins:
+            return None
+        recent = [b.value for b in list(self.bins)[-last_bins:]]
+        return median(recent)
+
+    def window(self, now: float, seconds: float, points: int) -> WindowPoints:
+        """The completed bins of the last ``seconds``, grouped into at most ``points`` points."""
+        width = max(self.bin_seconds, seconds / points)
+        groups: dict[int, list[Bin]] = {}
+        start = now - seconds
+        for b in reversed(self.bins):
+            if b.start < start:
+                break
+            groups.setdefault(math.floor(b.start / width), []).append(b)
+        keys = sorted(groups)
+        times, values, aux = [], [], []
+        aux_complete = True
+        for key in keys:
+            members = groups[key]
+            times.append(sum(m.start for m in members) / len(members) + self.bin_seconds / 2)
+            values.append(median([m.value for m in members]))
+            member_aux = [m.aux for m in members if m.aux is not None]
+            if len(member_aux) == len(members):
+                aux.append(median(member_aux))
+            else:
+                aux_complete = False
+        expected = max(1, round(seconds / width))
+        return WindowPoints(times, values, aux if aux_complete and aux else None, min(1.0, len(times) / expected))
+
+    def baseline(self, now: float, exclude_seconds: float) -> Baseline | None:
+        """Summary of the buckets that ended before ``now - exclude_seconds``."""
+        cutoff = now - exclude_seconds
+        usable = 0
+        for b in self.buckets:
+            if b.start + self.bucket_seconds <= cutoff:
+                usable += 1
+            else:
+                break
+        if usable == 0:
+            return None
+        key = (self.buckets[0].start, usable)
+        if key not in self._baseline_cache:
+            self._baseline_cache[key] = self._summarise([self.buckets[i] for i in range(usable)])
+        return self._baseline_cache[key]
+
+    def _summarise(self, buckets: list[Bucket]) -> Baseline:
+        high = max(b.high for b in buckets)
+        low = min(b.low for b in buckets)
+        # The baseline's own trend by the medians of its two halves: cheap, robust enough
+        # to take a slow drift out of the range without an O(n^2) fit over a week of buckets.
+        slope = 0.0
+        if len(buckets) >= 4:
+            half = len(buckets) // 2
+            first, second = buckets[:half], buckets[-half:]
+            dt = median([b.start for b in second]) - median([b.start for b in first])
+            if dt > 0:
+                slope = (median([b.mean for b in second]) - median([b.mean for b in first])) / dt
+        residual_high = max(b.high - slope * b.start for b in buckets)
+        residual_low = min(b.low - slope * b.start for b in buckets)
+        span = buckets[-1].start + self.bucket_seconds - buckets[0].start
+        return Baseline(span, high, high - low, residual_high - residual_low)
+
+    # -- persistence -------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "last_time": self.last_time,
+            "bins": [[b.start, b.value, b.aux] for b in self.bins],
+            "buckets": [[b.start, b.low, b.high, b.total, b.count] for b in self.buckets],
+        }
+
+    def load_dict(self, data: dict[str, Any]) -> None:
+        """Restore from to_dict() output; raises ValueError/TypeError/KeyError on malformed data."""
+        bins = [Bin(float(s), float(v), None if a is None else float(a)) for s, v, a in data["bins"]]
+        buckets = [Bucket(float(s), float(lo), float(hi), float(tot), int(c)) for s, lo, hi, tot, c in data["buckets"]]
+        if any(c <= 0 for *_, c in data["buckets"]):
+            raise ValueError("bucket with no samples")
+        last = data.get("last_time")
+        self.bins = deque(sorted(bins, key=lambda b: b.start))
+        self.buckets = deque(sorted(buckets, key=lambda b: b.start))
+        self.last_time = None if last is None else float(last)
+        self._baseline_cache.clear()
