@@ -35,6 +35,8 @@ Where the original misread a format, the fixed value is given (each fix is liste
   kept whichever was printed last).
 * (k) every value is read only inside its own section, so SQL quoted in a deadlock / foreign key
   block (which may contain `Trx id counter ...` or whole fake sections) never overrides it.
+* (l) pending_log_writes: MySQL 5.7+ and MariaDB 10.5+ renamed the line to `N pending log flushes`
+  (the same log_sys counter); the original only knew `pending log writes` and gave 0.
 """
 from __future__ import annotations
 
@@ -70,7 +72,7 @@ LEGACY_SOURCES: dict[str, tuple[str, ...]] = {
     "pending_chkp_writes": ("innodb_log_pending_checkpoint_writes",),
     "pending_ibuf_aio_reads": ("innodb_io_pending_ibuf_aio_reads",),
     "pending_log_flushes": ("innodb_io_pending_fsyncs_log",),
-    "pending_log_writes": ("innodb_log_pending_writes",),
+    "pending_log_writes": ("innodb_log_pending_writes", "innodb_log_pending_flushes"),  # (l)
     "pending_normal_aio_reads": ("innodb_io_pending_normal_aio_reads",),  # (c)
     "pending_normal_aio_writes": ("innodb_io_pending_normal_aio_writes",),  # (c)
     "ibuf_inserts": ("innodb_ibuf_old_inserts", "innodb_ibuf_ops_merged_inserts"),  # (f)

@@ -199,13 +199,59 @@ def test_mysql_56_decimal_ids():
     })
 
 
+def test_mysql_57_rw_sx_and_ibuf_operations():
+    status = parse("innotop-innodb-status-009.txt")  # a "\\G" capture of 5.7.7
+    expect(status.values, {
+        "innodb_monitor_timestamp_seconds": 1433857925,  # "2015-06-09 13:52:05 0x7f8ff8aab700 INNODB MONITOR OUTPUT"
+        "innodb_monitor_averages_interval_seconds": 27,
+        "innodb_bg_master_loops_active": 292405,  # "srv_master_thread loops: 292405 srv_active, 0 srv_shutdown, 6576913 srv_idle"
+        "innodb_bg_master_loops_idle": 6576913, "innodb_bg_master_loops_shutdown": 0,
+        "innodb_bg_master_log_flush_and_writes": 6869318,
+        "innodb_sem_os_wait_array_reservations": 242326408,  # "OS WAIT ARRAY INFO: reservation count 242326408"
+        "innodb_sem_os_wait_array_signals": 195748281,
+        "innodb_sem_rw_excl_spin_rounds": 85549627786,  # "RW-excl spins 7253812, rounds 85549627786, OS waits 23564"
+        "innodb_sem_rw_sx_os_waits": 338,  # "RW-sx spins 342, rounds 10537, OS waits 338"
+        "innodb_sem_spin_waits": 0 + 326628200 + 7253812 + 342,
+        "innodb_sem_os_waits": 0 + 233780815 + 23564 + 338,
+        "innodb_sem_spin_rounds_per_wait_rw_excl": 11793.75,
+        "innodb_trx_id_counter": 849068, "innodb_trx_unpurged": 9, "innodb_trx_history_list_length": 2401,
+        "innodb_io_os_file_reads": 9733128594,  # "9733128594 OS file reads, 2591643 OS file writes, 1650929 OS fsyncs"
+        "innodb_ibuf_page_merges": 56536,  # "Ibuf: size 1, free list len 41, seg size 43, 56536 merges"
+        "innodb_ibuf_ops_merged_inserts": 59517,  # " insert 59517, delete mark 11353, delete 711"
+        "innodb_ibuf_ops_merged_delete_marks": 11353, "innodb_ibuf_ops_merged_deletes": 711,
+        "innodb_ibuf_ops_merged_all": 59517 + 11353 + 711,
+        "innodb_ahi_node_heap_buffers": 62,  # "Hash table size 276671, node heap has 62 buffer(s)"
+        "innodb_ahi_non_hash_searches_per_second": 0.07,
+        "innodb_log_pending_flushes": 0,  # "0 pending log flushes, 0 pending chkp writes"
+        "innodb_log_ios_done": 591790,
+        "innodb_bp_old_database_pages": 2997,  # "Old database pages 2997"
+        "innodb_bp_pages_not_made_young": 37037400168,  # "Pages made young 1302245307, not young 37037400168"
+        "innodb_bp_pages_read": 9733136338,
+        "innodb_bp_reads_per_second": 1.01,  # "1.01 reads/s, 0.05 creates/s, 0.05 writes/s"
+        "innodb_bp_random_read_ahead_per_second": 0.0,
+        "innodb_bp_lru_length_pages": 8129,  # "LRU len: 8129, unzip_LRU len: 0"
+        "innodb_row_ops_updated": 340319,  # "Number of rows inserted 59188, updated 340319, deleted 12993, read 14288311800"
+        "innodb_row_ops_read": 14288311800,
+        "innodb_trx_current": 1, "innodb_trx_active": 0,
+    })
+
+
 def test_percona_57_exporter_sample():
     status = parse("mysqld-exporter-collector-engine_innodb_test.go-sample.txt")
-    values = status.values
-    assert values["innodb_trx_id_counter"] == 67843  # "Trx id counter 67843"
-    assert values["innodb_trx_unpurged"] == 67843 - 55764
-    assert values["innodb_ahi_partitions"] == 8
-    assert "innodb_mem_page_hash_bytes" in values  # "Page hash ... (buffer pool 0 only)"
+    expect(status.values, {
+        "innodb_trx_id_counter": 67843,  # "Trx id counter 67843"
+        "innodb_trx_unpurged": 67843 - 55764,  # "Purge done for trx's n:o < 55764 undo n:o < 0 state: running but idle"
+        "innodb_sem_spin_rounds": 4,  # "RW-shared spins 0, rounds 4, OS waits 2"
+        "innodb_ahi_partitions": 8, "innodb_ahi_hash_table_size_cells": 8 * 34673,
+        "innodb_log_checkpoint_age_bytes": 37771171 - 37771162,
+        "innodb_mem_total_large_allocated_bytes": 139722752,
+        "innodb_mem_page_hash_bytes": 139112,  # "    Page hash           139112 (buffer pool 0 only)"
+        "innodb_mem_dictionary_cache_bytes": 922589,  # "    Dictionary cache    922589 	(554768 + 367821)"
+        "innodb_mem_dictionary_cache_variable_bytes": 367821,
+        "innodb_mem_dictionary_bytes": 367821,
+        "innodb_bp_size_bytes": 0,  # "Buffer pool size, bytes 0"
+        "innodb_row_ops_read": 12,
+    })
 
 
 def test_mysql_80_eight_ahi_partitions_and_redo_positions():

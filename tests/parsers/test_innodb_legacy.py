@@ -109,3 +109,9 @@ def test_absent_values_are_zero_and_status_objects_accepted():
     assert values["hash_index_cells_total"] == 0 and values["total_mem_alloc"] == 0
     assert values["rows_read"] == 4256957713  # "Number of rows inserted 365032, updated 0, deleted 26940, read 4256957713"
     assert all(isinstance(v, int) for v in values.values())
+
+
+def test_fix_l_pending_log_writes_from_renamed_line():
+    # MySQL 5.6: "0 pending log writes, 0 pending chkp writes"; 5.7+/MariaDB: "1 pending log flushes, ..."
+    assert legacy("datadog-integrations-core-innodb_status_mariadb_105.txt")["pending_log_writes"] == 1
+    assert legacy("innotop-innodb-status-009.txt")["pending_log_writes"] == 0
