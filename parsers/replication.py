@@ -5,8 +5,8 @@ Three spellings of the same result set:
 - ``SHOW SLAVE STATUS`` (MySQL before 8.0.22, Percona, MariaDB): ``Master_*`` /
   ``Slave_*`` columns, one row (MySQL 5.7+ adds ``Channel_Name``, one row per channel);
 - ``SHOW REPLICA STATUS`` (MySQL 8.0.22+, the only form on 8.4): ``Source_*`` /
-  ``Replica_*`` columns (``Master_UUID`` and ``Master_Info_File`` kept their
-  old names until 8.0.26/8.4 renamed them too);
+  ``Replica_*`` columns (8.0.30 still prints ``Master_UUID`` among them, so
+  both spellings are tried for every field);
 - MariaDB ``SHOW ALL SLAVES STATUS``: old names plus ``Connection_name``,
   ``Slave_SQL_State``, ``Using_Gtid``, ``Gtid_IO_Pos``, ``Gtid_Slave_Pos``,
   ``Retried_transactions``, ``Slave_received_heartbeats`` ...
