@@ -14,8 +14,9 @@ Three spellings of the same result set:
 Thread states are encoded 0 = No, 1 = Yes, 2 = Connecting: ``Connecting`` means
 the I/O thread is started but has no connection to the source (source down,
 network, credentials), which is neither running nor deliberately stopped.
-``Seconds_Behind_Source`` is NULL whenever a thread is stopped or not
-connected; that NULL is kept as None ("no lag can be computed"), never 0.
+``Seconds_Behind_Source`` is NULL when the SQL thread is stopped, or when it
+has applied everything and the I/O thread is not connected; that NULL is kept
+as None ("no lag can be computed"), never 0.
 A column the server did not print leaves the field absent (see ``present``).
 """
 
