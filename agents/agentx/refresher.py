@@ -19,16 +19,20 @@ from agents.snapshot import Snapshot
 log = logging.getLogger(__name__)
 
 
+def down_snapshot(target: str, error: str) -> Snapshot:
+    """What is served when there is no collection to show: MySQL down, and why."""
+    return Snapshot(target=target, timestamp=time.time(), up=False, error=error,
+                    values={"agent_mysql_up": 0, "agent_last_error": error})
+
+
 class ViewRefresher:
     def __init__(self, collect: Callable[[], Snapshot], layout: TreeLayout, interval: float, target: str) -> None:
         self.collect = collect
         self.layout = layout
         self.interval = interval
         self.target = target
-        self.snapshot = Snapshot(target=target, up=False, error="no collection yet")
+        self.snapshot = down_snapshot(target, "no collection yet")
         self.view: MibView = build_view(layout, self.snapshot)
-        self.collections = 0
-        self.failures = 0
 
     def current_view(self) -> MibView:
         return self.view
@@ -38,14 +42,11 @@ class ViewRefresher:
             snapshot = self.collect()
         except Exception as exc:  # the agent outlives any collection bug or outage
             log.warning("collection from %s failed: %s", self.target, exc, exc_info=log.isEnabledFor(logging.DEBUG))
-            snapshot = Snapshot(target=self.target, timestamp=time.time(), up=False, error=f"{type(exc).__name__}: {exc}")
+            snapshot = down_snapshot(self.target, f"{type(exc).__name__}: {exc}")
         return snapshot, build_view(self.layout, snapshot)
 
     async def refresh_once(self) -> Snapshot:
         snapshot, view = await asyncio.to_thread(self._collect_and_build)
-        self.collections += 1
-        if not snapshot.up:
-            self.failures += 1
         self.snapshot, self.view = snapshot, view
         return snapshot
 

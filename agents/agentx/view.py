@@ -134,17 +134,13 @@ class TreeLayout:
         return sorted([s.oid for s in self.scalars] + [c.oid for c in self.columns])
 
 
-# Status of the agent itself, answered whatever MySQL does: name -> value from the snapshot
-# being served.  The age is computed when asked, so a collection that hangs shows up as a
-# growing age rather than a frozen one.
-AgentValue = Callable[[Snapshot, float], Value]
-AGENT_STATUS: dict[str, AgentValue] = {
-    "agent_mysql_up": lambda snapshot, now: int(snapshot.up),
+# The age of the data is computed when asked, so a collection that hangs shows up as a
+# growing age rather than a frozen one.  The other agent status values (MySQL up, last
+# error, counts) are in the snapshot: the Collector puts them there.
+LiveCompute = Callable[[Snapshot, float], Value]
+LIVE_VALUES: dict[str, LiveCompute] = {
     "agent_data_age_seconds": lambda snapshot, now: max(0.0, now - snapshot.timestamp),
-    "agent_last_error": lambda snapshot, now: snapshot.error or "",
-    "agent_last_collection_timestamp_seconds": lambda snapshot, now: snapshot.timestamp,
 }
-LIVE_AGENT_VALUES = frozenset({"agent_data_age_seconds"})
 
 
 @dataclass(frozen=True)
@@ -216,12 +212,10 @@ class MibView:
 def _scalar_instance(obj: ScalarObject, snapshot: Snapshot) -> VarBind | LiveValue | None:
     metric = obj.metric
     oid = obj.oid + (0,)
-    if metric.source.kind == "agent" and metric.name in AGENT_STATUS:
-        compute = AGENT_STATUS[metric.name]
-        if metric.name in LIVE_AGENT_VALUES:
-            return LiveValue(lambda: compute(snapshot, time.time()), obj.smi_type, metric.unit)
-        value = compute(snapshot, time.time())
-    elif metric.name in snapshot.values:
+    compute = LIVE_VALUES.get(metric.name)
+    if compute is not None:
+        return LiveValue(lambda: compute(snapshot, time.time()), obj.smi_type, metric.unit)
+    if metric.name in snapshot.values:
         value = snapshot.values[metric.name]
     else:
         return None

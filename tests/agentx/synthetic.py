@@ -54,6 +54,9 @@ def synthetic_catalog():
 
 def synthetic_snapshot(com_select=2**64 - 1, up=True, timestamp=None):
     snapshot = Snapshot(target="synthetic", up=up)
+    # The Collector adds the agent's own status to every snapshot, up or down.
+    error = None if up else "MySQLUnavailable: Can't connect to MySQL server on '127.0.0.1' (111)"
+    snapshot.values.update({"agent_mysql_up": int(up), "agent_last_error": error or ""})
     if timestamp is not None:
         snapshot.timestamp = timestamp
     if up:
@@ -66,6 +69,5 @@ def synthetic_snapshot(com_select=2**64 - 1, up=True, timestamp=None):
             snapshot.add_series("innodb_pool_pages", labels_of(pool=str(pool)), pages)
         for state, threads in (("Sending data", 3), ("Locked", 1), ("", 5), ("init", 2)):
             snapshot.add_series("processlist_threads", labels_of(state=state), threads)
-    else:
-        snapshot.error = "MySQLUnavailable: Can't connect to MySQL server on '127.0.0.1' (111)"
+    snapshot.error = error
     return snapshot

@@ -1,0 +1,120 @@
+"""``mysql-snmp agentx``: serve the catalog to Net-SNMP's snmpd as an AgentX subagent."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+import time
+
+from agents.commands.collect import add_collection_arguments, collector_from_args
+from agents.connection import ConfigError, add_connection_arguments
+
+log = logging.getLogger(__name__)
+
+EPILOG = """\
+snmpd needs 'master agentx' in snmpd.conf (and agentXSocket if not /var/agentx/master).
+examples:
+  mysql-snmp agentx --my-cnf /etc/mysql-snmp/my.cnf
+  mysql-snmp agentx --agentx-socket tcp:127.0.0.1:705 --refresh 60
+  mysql-snmp agentx --oid 1.3.6.1.4.1.20267.200.1      # where the original's 160 objects live
+  snmpbulkwalk -v2c -c public localhost 1.3.6.1.4.1.20267.200
+
+Requests are answered from the last collection (every --refresh seconds); when MySQL cannot
+be reached its objects answer noSuchInstance while myAgentMysqlUp and myAgentLastError say why.
+Exit status: 0 after SIGTERM/SIGINT, 2 for a broken configuration.
+"""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "agentx",
+        help="serve the metrics to snmpd as an AgentX subagent (RFC 2741)",
+        description="Attach to Net-SNMP's snmpd as an AgentX subagent and serve the original "
+        "mysql-snmp tree and the new MYSQL-SERVER-MIB objects from a background collection.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_connection_arguments(parser)
+    add_collection_arguments(parser)
+    group = parser.add_argument_group("AgentX")
+    group.add_argument("--agentx-socket", default="/var/agentx/master", metavar="ADDRESS",
+                       help="snmpd's AgentX socket: a Unix socket path or tcp:HOST:PORT (default: /var/agentx/master)")
+    group.add_argument("--oid", metavar="OID",
+                       help="root of the original mysql-snmp tree (default: the catalog's legacy root, "
+                       "1.3.6.1.4.1.20267.200.1)")
+    group.add_argument("--refresh", type=float, default=30.0, metavar="SECONDS",
+                       help="seconds between two collections (default: 30)")
+    group.add_argument("--timeout", type=float, metavar="SECONDS",
+                       help="a collection starts no new source after this many seconds (default: --refresh)")
+    group.add_argument("--ping-interval", type=float, default=15.0, metavar="SECONDS",
+                       help="seconds between two AgentX Pings to snmpd (default: 15)")
+    parser.set_defaults(handler=run)
+
+
+def build_agent(args):
+    """(refresher, session) from the flags; raises ConfigError/ValueError on bad flags."""
+    from agents.agentx.refresher import ViewRefresher
+    from agents.agentx.session import AgentXSession, MasterAddress
+    from agents.agentx.view import TreeLayout
+    from agents.catalog import CatalogError, load_catalog, parse_oid
+
+    catalog = load_catalog()
+    if args.refresh <= 0:
+        raise ConfigError("--refresh must be positive")
+    try:
+        legacy_root = parse_oid(args.oid) if args.oid else catalog.legacy_root
+    except CatalogError as exc:
+        raise ConfigError(f"--oid: {exc}") from None
+    new_root = catalog.new_root
+    if legacy_root[: len(new_root)] == new_root or new_root[: len(legacy_root)] == legacy_root:
+        raise ConfigError(f"--oid {args.oid} overlaps the new tree at {'.'.join(map(str, new_root))}")
+    address = MasterAddress.parse(args.agentx_socket)
+    collector = collector_from_args(args)
+    timeout = args.timeout if args.timeout is not None else args.refresh
+
+    def collect():
+        return collector.collect(deadline=time.monotonic() + timeout)
+
+    refresher = ViewRefresher(collect, TreeLayout.from_catalog(catalog, legacy_root), args.refresh,
+                              collector.settings.target)
+    session = AgentXSession(address, refresher.current_view, [legacy_root, new_root],
+                            agent_id=legacy_root[:-1], ping_interval=args.ping_interval)
+    return collector, refresher, session
+
+
+async def serve(refresher, session) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    log.info("serving %s to the AgentX master at %s", refresher.target, session.address)
+    await asyncio.gather(refresher.run(stop), session.run(stop))
+
+
+def run(args) -> int:
+    try:
+        collector, refresher, session = build_agent(args)
+    except (ConfigError, ValueError) as exc:
+        print(f"mysql-snmp agentx: {exc}", file=sys.stderr)
+        return 2
+    with collector:
+        asyncio.run(serve(refresher, session))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.commands.agentx``: this command alone, without the other subcommands."""
+    parser = argparse.ArgumentParser(prog="mysql-snmp")
+    parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["agentx", *(sys.argv[1:] if argv is None else argv)])
+    logging.basicConfig(level=getattr(logging, args.log_level.upper()),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
