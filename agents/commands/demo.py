@@ -21,7 +21,7 @@ WORKLOAD = (
     "CREATE TABLE IF NOT EXISTS demo.orders (id INT AUTO_INCREMENT PRIMARY KEY, customer VARCHAR(40),"
     " amount DECIMAL(10,2), KEY (customer)) ENGINE=InnoDB",
     "INSERT INTO demo.orders (customer, amount) SELECT CONCAT('customer', seq % 50), seq / 7"
-    " FROM seq_1_to_5000",
+    " FROM demo.seq_1_to_5000",  # MariaDB's Sequence engine: rows 1..5000 without a loop
     "UPDATE demo.orders SET amount = amount * 1.1 WHERE customer = 'customer7'",
     "DELETE FROM demo.orders WHERE id % 100 = 0",
     "SELECT customer, SUM(amount) FROM demo.orders GROUP BY customer",
