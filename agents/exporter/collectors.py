@@ -15,6 +15,7 @@ from typing import Callable
 from prometheus_client.core import Metric
 
 from agents.exporter import compat
+from agents.exporter.encoding import FamilyInterner
 from agents.snapshot import Snapshot
 
 
@@ -30,7 +31,8 @@ class CompatOptions:
     exclude_thread_id: int | None = None
 
 
-FamilyBuilder = Callable[[Snapshot, CompatOptions], list[Metric]]
+
+FamilyBuilder = Callable[[Snapshot, CompatOptions, FamilyInterner | None], list[Metric]]
 
 
 def _raw(snapshot: Snapshot, key: str, empty):
@@ -58,40 +60,40 @@ class ExporterCollector:
 COLLECTORS: tuple[ExporterCollector, ...] = (
     ExporterCollector(
         "global_status", "Collect from SHOW GLOBAL STATUS", True, ("global_status",), ("global_status",),
-        lambda s, o: compat.global_status_families(_raw(s, "global_status", {}))),
+        lambda s, o, i: compat.global_status_families(_raw(s, "global_status", {}), i)),
     ExporterCollector(
         "global_variables", "Collect from SHOW GLOBAL VARIABLES", True, ("global_variables",), ("global_variables",),
-        lambda s, o: compat.global_variables_families(_raw(s, "global_variables", {}))),
+        lambda s, o, i: compat.global_variables_families(_raw(s, "global_variables", {}), i)),
     ExporterCollector(
         "slave_status", "Collect from SHOW SLAVE STATUS", True, ("replication",), ("replication",),
-        lambda s, o: compat.slave_status_families(_raw(s, "replica_status", []))),
+        lambda s, o, i: compat.slave_status_families(_raw(s, "replica_status", []))),
     ExporterCollector(
         "engine_innodb_status", "Collect from SHOW ENGINE INNODB STATUS (mysql_innodb_* from the catalog)", True,
         ("innodb_status",), ("innodb",)),
     ExporterCollector(
         "info_schema.innodb_metrics", "Collect metrics from information_schema.innodb_metrics", False,
         ("innodb_metrics",), ("innodb_metrics",),
-        lambda s, o: compat.innodb_metrics_families(_raw(s, "innodb_metrics", []))),
+        lambda s, o, i: compat.innodb_metrics_families(_raw(s, "innodb_metrics", []))),
     ExporterCollector(
         "perf_schema.memory_events", "Collect metrics from performance_schema.memory_summary_global_by_event_name",
         False, ("perf_schema_memory",), ("perf_schema_memory",),
-        lambda s, o: compat.memory_events_families(_raw(s, "perf_schema_memory", []),
+        lambda s, o, i: compat.memory_events_families(_raw(s, "perf_schema_memory", []),
                                                    o.memory_events_remove_prefix)),
     ExporterCollector(
         "info_schema.processlist", "Collect current thread state counts from the information_schema.processlist",
         False, ("processlist",), ("processlist",),
-        lambda s, o: compat.processlist_families(_raw(s, "processlist", []), o.processlist_min_time,
+        lambda s, o, i: compat.processlist_families(_raw(s, "processlist", []), o.processlist_min_time,
                                                  o.processlist_by_user, o.processlist_by_host,
                                                  o.exclude_thread_id)),
     ExporterCollector(
         "binlog_size", "Collect the current size of all registered binlog files", False, ("binlog",), ("binlog",),
-        lambda s, o: compat.binlog_families(_raw(s, "binary_logs", []))),
+        lambda s, o, i: compat.binlog_families(_raw(s, "binary_logs", []))),
     ExporterCollector(
         "heartbeat", "Collect from heartbeat", False, ("heartbeat",), ("heartbeat",),
-        lambda s, o: compat.heartbeat_families(_raw(s, "heartbeat", {}))),
+        lambda s, o, i: compat.heartbeat_families(_raw(s, "heartbeat", {}))),
     ExporterCollector(
         "slave_hosts", "Scrape information from 'SHOW SLAVE HOSTS'", False, ("slave_hosts",), (),
-        lambda s, o: compat.slave_hosts_families(_raw(s, "slave_hosts", []))),
+        lambda s, o, i: compat.slave_hosts_families(_raw(s, "slave_hosts", []))),
     ExporterCollector(
         "host", "Collect load, memory and I/O of the database host and the mysqld process (mysql_host_*, "
         "mysql_process_*); only when the exporter runs on the database host", True, ("host", "process"),

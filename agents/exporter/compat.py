@@ -6,7 +6,9 @@ that exporter publishes for the same collector.  The facts (regexes, label names
 skipped rows) come from its ``collector/*.go``; the code is ours and works on the
 typed rows ``agents/collection.py`` stores in ``Snapshot.raw``, never on a cursor.
 
-Every builder is a pure function: rows in, metric families out.
+Every builder is a pure function: rows in, metric families out.  The big ones
+take an optional interner (agents/exporter/encoding.py) so an unchanged value
+reuses last scrape's family object and encoded bytes.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 import time
 from typing import Iterator, Mapping, Sequence
 
+from agents.exporter.encoding import FamilyInterner, scalar_family
 from prometheus_client.core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -132,7 +135,7 @@ _GALERA_EVS_LATENCY = (
 )
 
 
-def global_status_families(status: Mapping[str, object]) -> list[Metric]:
+def global_status_families(status: Mapping[str, object], interner: FamilyInterner | None = None) -> list[Metric]:
     """``SHOW GLOBAL STATUS`` as mysqld_exporter's global_status collector names it."""
     commands = CounterMetricFamily(
         fq_name("global_status", "commands_total"), "Total number of executed MySQL commands.",
@@ -168,9 +171,8 @@ def global_status_families(status: Mapping[str, object]) -> list[Metric]:
             continue
         match = _GLOBAL_STATUS_GROUP_RE.match(key)
         if match is None:
-            family = UnknownMetricFamily("mysql_global_status_" + key, "Generic metric from SHOW GLOBAL STATUS.")
-            family.add_metric([], value)
-            generic.append(family)
+            generic.append(scalar_family(interner, UnknownMetricFamily, "mysql_global_status_" + key,
+                                         "Generic metric from SHOW GLOBAL STATUS.", value))
             continue
         group, rest = match.groups()
         if group == "com":
@@ -219,7 +221,8 @@ _GCACHE_SIZE_RE = re.compile(r"gcache.size = (\d+)([MG]?);")
 _GCACHE_UNITS = {"": 1, "M": 1024**2, "G": 1024**3}
 
 
-def global_variables_families(variables: Mapping[str, object]) -> list[Metric]:
+def global_variables_families(variables: Mapping[str, object],
+                              interner: FamilyInterner | None = None) -> list[Metric]:
     """``SHOW GLOBAL VARIABLES``: a gauge per numeric variable, plus the info metrics."""
     families: list[Metric] = []
     text_items: dict[str, str] = {}
@@ -229,9 +232,8 @@ def global_variables_families(variables: Mapping[str, object]) -> list[Metric]:
         if value is None:
             text_items[key] = _text(raw_value)
             continue
-        family = GaugeMetricFamily("mysql_global_variables_" + key, "Generic gauge metric from SHOW GLOBAL VARIABLES.")
-        family.add_metric([], value)
-        families.append(family)
+        families.append(scalar_family(interner, GaugeMetricFamily, "mysql_global_variables_" + key,
+                                      "Generic gauge metric from SHOW GLOBAL VARIABLES.", value))
 
     version = GaugeMetricFamily(fq_name("version", "info"), "MySQL version and distribution.",
                                 labels=["innodb_version", "version", "version_comment"])

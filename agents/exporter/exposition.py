@@ -1,21 +1,19 @@
 """One scrape as metric families: mysql_up, compatible families, catalog families, self metrics.
 
-``ScrapeCollector`` is the prometheus_client custom collector registered in a
-fresh ``CollectorRegistry`` per request: it holds one finished collection and
-yields families from it, mutating nothing.
+Built fresh for every request from one finished collection (plus the target's
+counters); nothing here mutates shared state except through the target's interner.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import Iterator
 
-from prometheus_client import CollectorRegistry
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from agents.catalog import Catalog
 from agents.exporter.collectors import ALWAYS_EXPORTED_KINDS, CompatOptions
+from agents.exporter.encoding import FamilyInterner
 from agents.exporter.families import catalog_families, exposed_names
 from agents.exporter.targets import (
     ScrapeOutcome,
@@ -71,7 +69,8 @@ def _self_families(outcome: ScrapeOutcome, counters: TargetCounters, up: float) 
 
 
 def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: Catalog,
-                    options: CompatOptions, up_when_unknown: bool) -> list[Metric]:
+                    options: CompatOptions, up_when_unknown: bool,
+                    interner: FamilyInterner | None = None) -> list[Metric]:
     """Everything one scrape exposes.  MySQL down: mysql_up 0 and self metrics, no MySQL values."""
     record = outcome.record
     if record is None:
@@ -91,7 +90,7 @@ def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: C
         if collector.compat is None or not collector_ok(collector, snapshot):
             continue
         try:
-            built = collector.compat(snapshot, options)
+            built = collector.compat(snapshot, options, interner)
         except Exception:  # a row shape we did not expect: log it, keep the other collectors
             log.exception("%s: building the %s families failed", snapshot.target, collector.label)
             continue
@@ -100,21 +99,5 @@ def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: C
             if taken.isdisjoint(names):
                 families.append(family)
                 taken.update(names)
-    families.extend(catalog_families(catalog, snapshot, kinds, taken))
+    families.extend(catalog_families(catalog, snapshot, kinds, taken, interner))
     return families
-
-
-class ScrapeCollector:
-    """A prometheus_client collector serving one scrape's families."""
-
-    def __init__(self, families: list[Metric]):
-        self._families = families
-
-    def collect(self) -> Iterator[Metric]:
-        return iter(self._families)
-
-
-def registry_for(families: list[Metric]) -> CollectorRegistry:
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(ScrapeCollector(families))
-    return registry

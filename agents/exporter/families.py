@@ -15,6 +15,7 @@ from typing import Iterable
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, UnknownMetricFamily
 
 from agents.catalog import Catalog
+from agents.exporter.encoding import FamilyInterner, scalar_family
 from agents.snapshot import Snapshot, Value
 
 _FAMILY_TYPES = {
@@ -80,7 +81,8 @@ def _exports(catalog: Catalog, kinds: frozenset[str]) -> tuple[_Export, ...]:
 
 
 def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
-                     skip_names: set[str] | frozenset[str] = frozenset()) -> list[Metric]:
+                     skip_names: set[str] | frozenset[str] = frozenset(),
+                     interner: FamilyInterner | None = None) -> list[Metric]:
     """Families for the catalog metrics of ``kinds`` present in the snapshot.
 
     ``skip_names`` are wire names already taken (the mysqld_exporter-compatible
@@ -121,8 +123,8 @@ def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
             number = sample_value(value)
             if number is None:
                 continue
-            family = _FAMILY_TYPES[export.prometheus_type](export.prometheus_name, export.help)
-            family.add_metric([], number)
+            family = scalar_family(interner, _FAMILY_TYPES[export.prometheus_type], export.prometheus_name,
+                                   export.help, number)
         families.append(family)
         taken.update(exposed_names(family))
     return families

@@ -21,12 +21,11 @@ from collections import OrderedDict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from prometheus_client.exposition import choose_encoder
-
 from agents.catalog import Catalog
 from agents.connection import ConfigError, ConnectionSettings
 from agents.exporter.collectors import COLLECTORS, ExporterCollector, select
-from agents.exporter.exposition import registry_for, scrape_families
+from agents.exporter.encoding import encode
+from agents.exporter.exposition import scrape_families
 from agents.exporter.flags import ExporterConfig, parse_listen_address
 from agents.exporter.targets import Target, default_settings, probe_settings
 from agents.exporter.web_config import BasicAuthVerifier, WebConfig
@@ -141,7 +140,7 @@ class ExporterApp:
         collectors = self.collectors_for(requested)
         outcome = target.scrape(collectors, self.deadline(timeout_header))
         connected = bool(getattr(getattr(target.collector, "connection", None), "connected", False))
-        return scrape_families(outcome, target.counters, self.catalog, self.config.compat, connected)
+        return scrape_families(outcome, target.counters, self.catalog, self.config.compat, connected, target.interner)
 
 
 # --------------------------------------------------------------------------- HTTP
@@ -226,8 +225,7 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
 
     def _metrics(self, target: Target, requested: list[str]) -> None:
         families = self.app.scrape(target, requested, self.headers.get(SCRAPE_TIMEOUT_HEADER))
-        encoder, content_type = choose_encoder(self.headers.get("Accept"))
-        body = encoder(registry_for(families))
+        body, content_type = encode(families, self.headers.get("Accept"), target.interner)
         headers = {}
         if "gzip" in self.headers.get("Accept-Encoding", ""):
             body = gzip.compress(body, compresslevel=1)

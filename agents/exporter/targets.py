@@ -27,6 +27,7 @@ from typing import Callable
 
 from agents.connection import ConfigError, ConnectionSettings, PASSWORD_ENV, parse_port, settings_from_my_cnf
 from agents.exporter.collectors import ExporterCollector
+from agents.exporter.encoding import FamilyInterner
 from agents.snapshot import Snapshot, SourceStatus
 
 log = logging.getLogger(__name__)
@@ -146,6 +147,8 @@ class Target:
         # and a worker thread lets every waiting scrape give up at its own deadline.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"collect-{name}")
         self.counters = TargetCounters()
+        # Families and encoded bytes of values unchanged since the last scrape of this target.
+        self.interner = FamilyInterner()
         self._not_local_logged = False
         self.last_used = clock()
 

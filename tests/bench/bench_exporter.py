@@ -1,0 +1,172 @@
+"""Benchmark: our exporter against Debian's prometheus-mysqld-exporter (Go) on one throwaway MariaDB.
+
+Both run the same collectors (global_status, global_variables, slave_status,
+engine_innodb_status), each as its own MySQL user, and are scraped the way
+Prometheus scrapes: one keep-alive HTTP connection, Prometheus' Accept header,
+gzip.  Printed per exporter: median and p90 latency, exporter CPU per scrape
+(process CPU time delta / scrapes, psutil), RSS after the run, statements and
+failed statements per scrape (performance_schema, per user), and the ratios.
+
+Run: .venv/bin/python tests/bench/bench_exporter.py [--scrapes 200] [--defaults]
+(--defaults: each exporter with its own default collectors instead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from agents.throwaway import ThrowawayMariaDB, free_loopback_port  # noqa: E402
+
+GO_EXPORTER = "/usr/bin/prometheus-mysqld-exporter"
+ACCEPT = ("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+          "text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
+COLLECTORS = ("global_status", "global_variables", "slave_status", "engine_innodb_status")
+# Go's defaults we do not implement: switched off for the like-for-like run.
+GO_ONLY_DEFAULTS = ("info_schema.innodb_cmp", "info_schema.innodb_cmpmem", "info_schema.query_response_time")
+GRANTS = "GRANT PROCESS, REPLICATION CLIENT, SLAVE MONITOR, SELECT ON *.* TO {user}"
+
+
+def make_user(server: ThrowawayMariaDB, directory: Path, name: str) -> Path:
+    account = f"'{name}'@'127.0.0.1'"
+    server.execute(f"CREATE USER {account} IDENTIFIED BY 'bench-{name}'", GRANTS.format(user=account))
+    my_cnf = directory / f"{name}.cnf"
+    my_cnf.write_text(f"[client]\nuser = {name}\npassword = bench-{name}\nhost = 127.0.0.1\nport = {server.port}\n")
+    my_cnf.chmod(0o600)
+    return my_cnf
+
+
+def go_command(my_cnf: Path, port: int, defaults: bool) -> list[str]:
+    command = [GO_EXPORTER, f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}"]
+    if not defaults:
+        command += [f"--collect.{name}" for name in COLLECTORS]
+        command += [f"--no-collect.{name}" for name in GO_ONLY_DEFAULTS]
+    return command
+
+
+def our_command(my_cnf: Path, port: int, defaults: bool) -> list[str]:
+    command = [sys.executable, "/tmp/exp/inproc.py",
+               f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}"]
+    if not defaults:
+        command += [f"--collect.{name}" for name in COLLECTORS] + ["--no-collect.host"]
+    return command
+
+
+def statement_counts(server: ThrowawayMariaDB, user: str) -> tuple[int, int]:
+    rows = server.execute(
+        "SELECT COALESCE(SUM(COUNT_STAR), 0), COALESCE(SUM(SUM_ERRORS), 0)"
+        " FROM performance_schema.events_statements_summary_by_user_by_event_name"
+        f" WHERE USER = '{user}'")
+    return int(rows[0][0]), int(rows[0][1])
+
+
+def wait_listening(port: int, process: subprocess.Popen, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"exporter exited with {process.returncode}")
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            connection.request("GET", "/")
+            connection.getresponse().read()
+            connection.close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listening on {port}")
+
+
+def run(name: str, command: list[str], port: int, server: ThrowawayMariaDB, user: str, scrapes: int,
+        warmup: int = 5) -> dict:
+    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_listening(port, process)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        headers = {"Accept": ACCEPT, "Accept-Encoding": "gzip", "X-Prometheus-Scrape-Timeout-Seconds": "10"}
+
+        def scrape() -> int:
+            connection.request("GET", "/metrics", headers=headers)
+            response = connection.getresponse()
+            body = response.read()
+            if response.status != 200:
+                raise RuntimeError(f"{name}: HTTP {response.status}")
+            return len(body)
+
+        for _ in range(warmup):
+            size = scrape()
+        proc = psutil.Process(process.pid)
+        cpu_before = sum(proc.cpu_times()[:2])
+        statements_before, errors_before = statement_counts(server, user)
+        latencies = []
+        for _ in range(scrapes):
+            started = time.perf_counter()
+            scrape()
+            latencies.append(time.perf_counter() - started)
+        cpu_after = sum(proc.cpu_times()[:2])
+        statements_after, errors_after = statement_counts(server, user)
+        rss = proc.memory_info().rss
+        connection.close()
+        latencies.sort()
+        return {
+            "name": name,
+            "median_ms": statistics.median(latencies) * 1000,
+            "p90_ms": latencies[int(len(latencies) * 0.9)] * 1000,
+            "cpu_ms": (cpu_after - cpu_before) / scrapes * 1000,
+            "rss_mb": rss / 1e6,
+            "statements": (statements_after - statements_before) / scrapes,
+            "failed": (errors_after - errors_before) / scrapes,
+            "gzip_kb": size / 1000,
+        }
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scrapes", type=int, default=200)
+    parser.add_argument("--defaults", action="store_true", help="each exporter with its default collectors")
+    args = parser.parse_args()
+    if not shutil.which(GO_EXPORTER):
+        print(f"{GO_EXPORTER} not installed (apt-get install prometheus-mysqld-exporter)")
+        return 1
+    with ThrowawayMariaDB() as server, tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        results = []
+        for name, user, build in (("mysqld_exporter (Go)", "bench_go", go_command),
+                                  ("mysql-snmp exporter", "bench_py", our_command)):
+            my_cnf = make_user(server, directory, user)
+            port = free_loopback_port()
+            results.append(run(name, build(my_cnf, port, args.defaults), port, server, user, args.scrapes))
+    go, ours = results
+    scenario = "default collectors" if args.defaults else "collectors: " + ", ".join(COLLECTORS)
+    print(f"{args.scrapes} scrapes, {scenario}, MariaDB {server.port and 'throwaway'}, {os.cpu_count()} CPUs")
+    print(f"{'':24}{'median ms':>10}{'p90 ms':>9}{'CPU ms':>9}{'RSS MB':>9}{'stmts':>8}{'failed':>8}{'gzip kB':>9}")
+    for r in results:
+        print(f"{r['name']:24}{r['median_ms']:10.1f}{r['p90_ms']:9.1f}{r['cpu_ms']:9.1f}{r['rss_mb']:9.1f}"
+              f"{r['statements']:8.1f}{r['failed']:8.1f}{r['gzip_kb']:9.1f}")
+    print(f"{'ours / Go':24}{ours['median_ms'] / go['median_ms']:10.2f}{ours['p90_ms'] / go['p90_ms']:9.2f}"
+          f"{ours['cpu_ms'] / go['cpu_ms']:9.2f}{ours['rss_mb'] / go['rss_mb']:9.2f}"
+          f"{ours['statements'] / go['statements']:8.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""Interned, memoised encoding gives exactly prometheus_client's bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from prometheus_client import CollectorRegistry
+from prometheus_client.exposition import generate_latest
+from prometheus_client.openmetrics.exposition import generate_latest as generate_openmetrics
+
+from agents.exporter import compat
+from agents.exporter.encoding import FamilyInterner, encode
+from parsers.tabular import parse_table_text
+
+LIVE = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "live" / "mariadb-10.11"
+OPENMETRICS = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"
+
+
+class Families:
+    def __init__(self, families):
+        self.families = families
+
+    def collect(self):
+        return iter(self.families)
+
+
+def reference(families, generate) -> bytes:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(Families(families))
+    return generate(registry)
+
+
+def status_families(interner):
+    if not LIVE.is_dir():
+        pytest.skip("../shared absent: captures of a real MariaDB are not available")
+    status = {r["Variable_name"]: r["Value"] for r in parse_table_text((LIVE / "show-global-status.tsv").read_text())}
+    variables = {r["Variable_name"]: r["Value"]
+                 for r in parse_table_text((LIVE / "show-global-variables.tsv").read_text())}
+    return compat.global_status_families(status, interner) + compat.global_variables_families(variables, interner)
+
+
+@pytest.mark.parametrize("accept, generate", [(None, generate_latest), (OPENMETRICS, generate_openmetrics)])
+def test_memoised_bytes_equal_prometheus_client(accept, generate):
+    interner = FamilyInterner()
+    first = status_families(interner)
+    body, _ = encode(first, accept, interner)
+    assert body == reference(first, generate)
+    # Second scrape of unchanged values: same objects, bytes from the memo, same output.
+    second = status_families(interner)
+    assert sum(a is b for a, b in zip(first, second)) > 400
+    again, content_type = encode(second, accept, interner)
+    assert again == body
+    assert content_type.startswith("application/openmetrics-text" if accept else "text/plain")
+
+
+def test_changed_value_is_not_served_from_the_memo():
+    interner = FamilyInterner()
+    status = {"Uptime": "10", "Com_select": "5"}
+    body, _ = encode(compat.global_status_families(status, interner), None, interner)
+    assert b"mysql_global_status_uptime 10.0" in body
+    status["Uptime"] = "11"
+    body, _ = encode(compat.global_status_families(status, interner), None, interner)
+    assert b"mysql_global_status_uptime 11.0" in body and b"uptime 10.0" not in body
+
+
+def test_interner_limit_starts_over():
+    interner = FamilyInterner(limit=3)
+    families = compat.global_status_families({f"Var_{n}": str(n) for n in range(5)}, interner)
+    assert len(families) == 5
+    body, _ = encode(families, None, interner)
+    assert body == reference(families, generate_latest)
