@@ -75,6 +75,12 @@ class ThrowawayMariaDB:
         return self.base_dir / "mysqld.sock"
 
     @property
+    def tmpdir(self) -> Path:
+        # A private tmpdir: concurrent install-db runs sharing /tmp collide on
+        # their #sql-temptable files.
+        return self.base_dir / "tmp"
+
+    @property
     def pid_file(self) -> Path:
         return self.base_dir / "mysqld.pid"
 
@@ -98,6 +104,7 @@ class ThrowawayMariaDB:
             self.base_dir = Path(tempfile.mkdtemp(prefix="mysql-snmp-mariadb-"))
             self._owns_base_dir = True
         self.base_dir.mkdir(parents=True, exist_ok=True)
+        self.tmpdir.mkdir(exist_ok=True)
         if (self.datadir / "mysql").is_dir():
             return
         install_db = find_binary("mariadb-install-db", "mysql_install_db")
@@ -105,6 +112,7 @@ class ThrowawayMariaDB:
             install_db,
             "--no-defaults",
             f"--datadir={self.datadir}",
+            f"--tmpdir={self.tmpdir}",
             "--auth-root-authentication-method=normal",
             "--skip-test-db",
             "--skip-name-resolve",
@@ -126,6 +134,7 @@ class ThrowawayMariaDB:
             mariadbd,
             "--no-defaults",
             f"--datadir={self.datadir}",
+            f"--tmpdir={self.tmpdir}",
             f"--port={self.port}",
             "--bind-address=127.0.0.1",
             f"--socket={self.socket_path}",
