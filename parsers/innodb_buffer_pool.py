@@ -32,43 +32,50 @@ _POOL_SCALARS = (
 )
 
 
+def _per_second_after(line: str, label: str) -> float | None:
+    """The ``0.00/s`` rate printed after ``label`` (None when the docs wrapped the line before it)."""
+    pos = line.find(label)
+    if pos < 0:
+        return None
+    words = line[pos + len(label):].split(None, 1)
+    return to_float(words[0].split("/s")[0]) if words else None
+
+
 def _pool_line(target: dict, prefix: str, line: str) -> bool:
     """Lines shared by the totals and each INDIVIDUAL BUFFER POOL INFO instance."""
     first = line[:1]
     if first.isdigit():
         if " youngs/s, " in line:
             store(target, (prefix + "youngs_per_second", prefix + "non_youngs_per_second"),
-                   floats_before(line, (" youngs/s", " non-youngs/s")))
+                  floats_before(line, (" youngs/s", " non-youngs/s")))
         elif " creates/s, " in line:
             store(target, (prefix + "reads_per_second", prefix + "creates_per_second", prefix + "writes_per_second"),
-                   floats_before(line, (" reads/s", " creates/s", " writes/s")))
+                  floats_before(line, (" reads/s", " creates/s", " writes/s")))
         else:
             return False
         return True
     if line.startswith("Pages "):
         if line.startswith("Pages read ahead "):
+            # "Pages read ahead 0.00/s, evicted without access 0.00/s, Random read ahead 0.00/s"
             for label, field in (("read ahead ", "read_ahead_per_second"),
                                  ("evicted without access ", "evicted_without_access_per_second"),
                                  ("Random read ahead ", "random_read_ahead_per_second")):
-                pos = line.find(label)
-                if pos >= 0:
-                    number = to_float(line[pos + len(label):].split(None, 1)[0].split("/s")[0]) \
-                        if line[pos + len(label):].strip() else None
-                    if number is not None:
-                        target[prefix + field] = number
+                number = _per_second_after(line, label)
+                if number is not None:
+                    target[prefix + field] = number
         elif line.startswith("Pages read "):
             store(target, (prefix + "pages_read", prefix + "pages_created", prefix + "pages_written"),
-                   ints_after(line, ("Pages read", "created", "written")))
+                  ints_after(line, ("Pages read", "created", "written")))
         elif line.startswith("Pages made young "):
             store(target, (prefix + "pages_made_young", prefix + "pages_not_made_young"),
-                   ints_after(line, ("made young", "not young")))
+                  ints_after(line, ("made young", "not young")))
         else:
             return False
         return True
     if line.startswith("Pending writes:"):
         store(target, (prefix + "pending_writes_lru", prefix + "pending_writes_flush_list",
-                        prefix + "pending_writes_single_page"),
-               ints_after(line, ("LRU", "flush list", "single page")))
+                       prefix + "pending_writes_single_page"),
+              ints_after(line, ("LRU", "flush list", "single page")))
         return True
     if line.startswith("Buffer pool hit rate "):
         # "Buffer pool hit rate 997 / 1000, young-making rate 2 / 1000 not 10 / 1000"
@@ -85,7 +92,7 @@ def _pool_line(target: dict, prefix: str, line: str) -> bool:
         return True
     if line.startswith("LRU len:"):
         store(target, (prefix + "lru_length_pages", prefix + "unzip_lru_length_pages"),
-               ints_after(line, ("LRU len:", "unzip_LRU len:")))
+              ints_after(line, ("LRU len:", "unzip_LRU len:")))
         return True
     for label, field in _POOL_SCALARS:
         if line.startswith(label):
@@ -122,7 +129,7 @@ def buffer_pool_and_memory(state: ScanState, line: str) -> None:
         elif line.startswith("Total memory allocated "):
             # "Total memory allocated 20634452; in additional pool allocated 675584"
             store(values, ("innodb_mem_total_allocated_bytes", "innodb_mem_additional_pool_bytes"),
-                   ints_after(line, ("Total memory allocated", "additional pool allocated")))
+                  ints_after(line, ("Total memory allocated", "additional pool allocated")))
         elif line.startswith("Total large memory allocated "):
             store(values, ("innodb_mem_total_large_allocated_bytes",), [to_int(line.rsplit(None, 1)[-1])])
         return

@@ -64,7 +64,7 @@ def semaphores(state: ScanState, line: str) -> None:
     elif line.startswith("OS WAIT ARRAY INFO:"):
         # one line up to 5.6 ("reservation count 7, signal count 7"), two lines later
         store(state.values, ("innodb_sem_os_wait_array_reservations", "innodb_sem_os_wait_array_signals"),
-               ints_after(line, ("reservation count", "signal count")))
+              ints_after(line, ("reservation count", "signal count")))
     elif line.startswith("Mutex spin waits"):
         spins, rounds, os_waits = ints_after(line, ("spin waits", "rounds", "OS waits"))
         _spin_line(state, "mutex", spins, rounds, os_waits)
@@ -110,28 +110,28 @@ def file_io(state: ScanState, line: str) -> None:
     if line.startswith("Pending normal aio reads:"):
         reads, _, writes = line[len("Pending normal aio reads:"):].partition("aio writes:")
         store(values, ("innodb_io_pending_normal_aio_reads", "innodb_io_pending_normal_aio_writes"),
-               [_aio_count(reads), _aio_count(writes) if writes else None])
+              [_aio_count(reads), _aio_count(writes) if writes else None])
     elif line.startswith(" ibuf aio reads:"):
         # 8.0 prints the labels with no numbers (" ibuf aio reads:, log i/o's:, sync i/o's:"): absent.
         store(values, ("innodb_io_pending_ibuf_aio_reads", "innodb_io_pending_log_ios", "innodb_io_pending_sync_ios"),
-               ints_after(line, ("ibuf aio reads:", "log i/o's:", "sync i/o's:")))
+              ints_after(line, ("ibuf aio reads:", "log i/o's:", "sync i/o's:")))
     elif line.startswith("Pending flushes (fsync)"):
         if line.startswith("Pending flushes (fsync):"):  # MariaDB 10.6+: one total
             store(values, ("innodb_io_pending_fsyncs",), [to_int(line.rsplit(None, 1)[-1])])
         else:
             store(values, ("innodb_io_pending_fsyncs_log", "innodb_io_pending_fsyncs_buffer_pool"),
-                   ints_after(line, ("log:", "buffer pool:")))
+                  ints_after(line, ("log:", "buffer pool:")))
     elif line[:1].isdigit():
         if " OS file reads, " in line:
             store(values, ("innodb_io_os_file_reads", "innodb_io_os_file_writes", "innodb_io_os_fsyncs"),
-                   ints_before(line, (" OS file reads", " OS file writes", " OS fsyncs")))
+                  ints_before(line, (" OS file reads", " OS file writes", " OS fsyncs")))
         elif " reads/s, " in line and "avg bytes/read" in line:
             store(values, ("innodb_io_reads_per_second", "innodb_io_avg_bytes_per_read",
-                            "innodb_io_writes_per_second", "innodb_io_fsyncs_per_second"),
-                   floats_before(line, (" reads/s", " avg bytes/read", " writes/s", " fsyncs/s")))
+                           "innodb_io_writes_per_second", "innodb_io_fsyncs_per_second"),
+                  floats_before(line, (" reads/s", " avg bytes/read", " writes/s", " fsyncs/s")))
         elif " pending preads, " in line:
             store(values, ("innodb_io_pending_preads", "innodb_io_pending_pwrites"),
-                   ints_before(line, (" pending preads", " pending pwrites")))
+                  ints_before(line, (" pending preads", " pending pwrites")))
 
 
 # --- INSERT BUFFER AND ADAPTIVE HASH INDEX ------------------------------------------------------
@@ -155,7 +155,7 @@ def insert_buffer_and_ahi(state: ScanState, line: str) -> None:
             state.add("innodb_ahi_node_heap_buffers", heap)
     elif line.startswith("Ibuf: size ") or line.startswith("Ibuf for space 0: size "):
         store(values, ("innodb_ibuf_size_pages", "innodb_ibuf_free_list_length_pages", "innodb_ibuf_segment_size_pages"),
-               ints_after(line, (" size", "free list len", "seg size")))
+              ints_after(line, (" size", "free list len", "seg size")))
         if line.rstrip().endswith(" merges"):  # 5.5+: "Ibuf: size 1, free list len 0, seg size 2, 0 merges"
             store(values, ("innodb_ibuf_page_merges",), ints_before(line, (" merges",)))
     elif line.startswith("merged operations:"):
@@ -175,10 +175,10 @@ def insert_buffer_and_ahi(state: ScanState, line: str) -> None:
         if " merged recs, " in line:
             # 5.0/5.1 built-in: "19817685 inserts, 19817684 merged recs, 3552620 merges"
             store(values, ("innodb_ibuf_old_inserts", "innodb_ibuf_old_merged_records", "innodb_ibuf_page_merges"),
-                   ints_before(line, (" inserts", " merged recs", " merges")))
+                  ints_before(line, (" inserts", " merged recs", " merges")))
         elif " hash searches/s, " in line:
             store(values, ("innodb_ahi_hash_searches_per_second", "innodb_ahi_non_hash_searches_per_second"),
-                   floats_before(line, (" hash searches/s", " non-hash searches/s")))
+                  floats_before(line, (" hash searches/s", " non-hash searches/s")))
 
 
 # --- LOG ---------------------------------------------------------------------------------------
@@ -208,10 +208,10 @@ def log(state: ScanState, line: str) -> None:
     if line[:1].isdigit():
         if " pending log writes, " in line:
             store(values, ("innodb_log_pending_writes", "innodb_log_pending_checkpoint_writes"),
-                   ints_before(line, (" pending log writes", " pending chkp writes")))
+                  ints_before(line, (" pending log writes", " pending chkp writes")))
         elif " pending log flushes, " in line:  # MariaDB 10.5+
             store(values, ("innodb_log_pending_flushes", "innodb_log_pending_checkpoint_writes"),
-                   ints_before(line, (" pending log flushes", " pending chkp writes")))
+                  ints_before(line, (" pending log flushes", " pending chkp writes")))
         elif " log i/o's done, " in line:
             store(values, ("innodb_log_ios_done",), ints_before(line, (" log i/o's done",)))
             store(values, ("innodb_log_ios_per_second",), floats_before(line, (" log i/o's/second",)))
@@ -237,20 +237,20 @@ def row_operations(state: ScanState, line: str) -> None:
         if line.startswith("Number of rows inserted "):
             state.rows_line = "user"
             store(values, tuple(f"innodb_row_ops_{op}" for op in _ROW_OPS),
-                   ints_after(line, ("inserted", "updated", "deleted", "read")))
+                  ints_after(line, ("inserted", "updated", "deleted", "read")))
         elif line.startswith("Number of system rows inserted "):  # 8.0 / Percona 8.0
             state.rows_line = "system"
             store(values, tuple(f"innodb_row_ops_system_{op}" for op in _ROW_OPS),
-                   ints_after(line, ("inserted", "updated", "deleted", "read")))
+                  ints_after(line, ("inserted", "updated", "deleted", "read")))
     elif line[:1].isdigit():
         if " inserts/s, " in line:
             if state.rows_line == "user":  # the rates after the system rows line are not the user rows'
                 store(values, tuple(f"innodb_row_ops_{op}_per_second" for op in ("inserts", "updates", "deletes", "reads")),
-                       floats_before(line, (" inserts/s", " updates/s", " deletes/s", " reads/s")))
+                      floats_before(line, (" inserts/s", " updates/s", " deletes/s", " reads/s")))
             state.rows_line = ""
         elif " queries inside InnoDB, " in line:
             store(values, ("innodb_row_queries_inside", "innodb_row_queries_queued"),
-                   ints_before(line, (" queries inside InnoDB", " queries in queue")))
+                  ints_before(line, (" queries inside InnoDB", " queries in queue")))
         elif line.endswith(" read views open inside InnoDB"):
             store(values, ("innodb_row_read_views_open",), [to_int(line.split(None, 1)[0])])
         elif line.endswith(" RW transactions active inside InnoDB"):
