@@ -220,9 +220,10 @@ class _Parser:
         raw = self.state.raw_trx
         if not raw:
             return
-        # One-token ids are hex on 5.1-plugin/XtraDB/5.5 and decimal on 5.6+: a pre-5.6 header
-        # timestamp ("090707 13:18:38") or a trx id with hex letters anywhere says "hex".
-        hex_ids = self.old_timestamps or any(has_hex_letters(" ".join(tokens)) for tokens in raw.values())
+        # One-token ids are hex on 5.1-plugin/XtraDB/5.5 and decimal on 5.6+. Pre-5.6 signs: the header
+        # timestamp form ("090707 13:18:38"), the old master-thread loop line, or hex letters in an id.
+        hex_ids = (self.old_timestamps or self.state.pre56_loops
+                   or any(has_hex_letters(" ".join(tokens)) for tokens in raw.values()))
         values = self.state.values
         for key, name in (("counter", "innodb_trx_id_counter"), ("purged", "innodb_trx_purged_up_to"),
                           ("undo", "innodb_trx_purge_undo_number")):

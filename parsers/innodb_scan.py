@@ -13,7 +13,7 @@ class ScanState:
 
     __slots__ = (
         "values", "sums", "pools", "pool", "raw_trx", "in_trx_list", "ibuf_ops", "rows_line",
-        "section_first_line",
+        "section_first_line", "pre56_loops",
     )
 
     def __init__(self) -> None:
@@ -26,6 +26,7 @@ class ScanState:
         self.ibuf_ops = ""  # "merged" / "discarded": which operations list the next line belongs to
         self.rows_line = ""  # "user" / "system": which row counter line the next rates line follows
         self.section_first_line = True
+        self.pre56_loops = False  # "srv_master_thread loops: N 1_second, ..." is printed by 5.1-plugin/5.5 only
 
     def add(self, name: str, amount: int | float) -> None:
         self.sums[name] = self.sums.get(name, 0) + amount

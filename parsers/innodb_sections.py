@@ -30,6 +30,7 @@ def background_thread(state: ScanState, line: str) -> None:
         if "srv_active" in line:
             store(state.values, _LOOPS_56_NAMES, ints_before(line, _LOOPS_56))
         else:  # 5.1 plugin / XtraDB / 5.5: "15 1_second, 15 sleeps, 1 10_second, 6 background, 6 flush"
+            state.pre56_loops = True
             store(state.values, _LOOPS_OLD_NAMES, ints_before(line, _LOOPS_OLD))
     elif line.startswith("srv_master_thread log flush and writes:"):
         store(state.values, ("innodb_bg_master_log_flush_and_writes",), [to_int(line.rsplit(None, 1)[-1])])

@@ -437,3 +437,10 @@ def test_names_never_equal_a_lowercased_show_status_variable():
         for pool in status.buffer_pools.values():
             produced.update(pool)
     assert not produced & status_names
+
+
+def test_headerless_55_text_is_still_read_as_hex():
+    text = read_corpus("innotop-innodb-status-005.txt")  # Percona 5.5: "Trx id counter 506"
+    body = text[text.index("-----------------\nBACKGROUND THREAD"):]  # without the "yymmdd" header line
+    assert parse_innodb_status(body).values["innodb_trx_id_counter"] == 0x506
+    assert parse_innodb_status(text).values["innodb_trx_id_counter"] == 0x506
