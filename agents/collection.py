@@ -161,6 +161,11 @@ class Collector:
     def _collect(self, sources: set[str] | None, deadline: float | None) -> Snapshot:
         selected = [s for name, s in self.scrapers.items() if sources is None or name in sources]
         snapshot = Snapshot(target=self.settings.target)
+        now = time.monotonic()
+        if any(d.retry_at <= now for d in self._disabled.values()):
+            # The server applies global grants to new sessions only: retrying a statement
+            # denied for lack of one needs a fresh connection.
+            self.connection.close()
         try:
             server = self.connection.ensure_connected()
         except QueryError as exc:

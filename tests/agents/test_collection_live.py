@@ -289,3 +289,48 @@ def test_process_metrics_find_the_server_by_its_pid_file(mariadb):
     assert snapshot.values["process_threads"] >= 1
     assert snapshot.values["host_cpus"] == psutil.cpu_count()
     assert set(dict(labels)["mode"] for labels in snapshot.series["host_cpu_seconds"]) >= {"user", "system", "idle"}
+
+
+def test_granting_the_privilege_is_picked_up_at_the_retry_time(mariadb, tmp_path):
+    user = create_monitoring_user(mariadb, tmp_path, GRANTS_WITHOUT_SLAVE_MONITOR)
+    with Collector(user.settings, sources={"replication"}, privilege_retry_seconds=0.0) as collector:
+        assert collector.collect().sources["replication"].reason == "privilege"
+        mariadb.execute(f"GRANT SLAVE MONITOR ON *.* TO '{user.name}'@'127.0.0.1'")
+        fixed = collector.collect()
+    assert fixed.sources["replication"].ok and fixed.values["replica_channels"] == 0
+
+
+@pytest.mark.parametrize("limit", ["lock_wait_timeout", "statement_timeout"])
+def test_a_blocked_statement_is_bounded_and_the_connection_survives(mariadb, limit):
+    mariadb.execute(
+        "CREATE DATABASE IF NOT EXISTS hb",
+        "CREATE TABLE IF NOT EXISTS hb.locked (ts varchar(26) NOT NULL, server_id int unsigned PRIMARY KEY)",
+    )
+    timeouts = {"lock_wait_timeout": 1, "statement_timeout": 30.0} if limit == "lock_wait_timeout" \
+        else {"lock_wait_timeout": 60, "statement_timeout": 0.5}
+    holder = mariadb.connect(autocommit=True)
+    try:
+        with Collector(root_settings(mariadb), sources={"heartbeat", "global_status"}, host_metrics="off",
+                       heartbeat=HeartbeatOptions(database="hb", table="locked"), **timeouts) as collector:
+            with holder.cursor() as cur:
+                cur.execute("LOCK TABLES hb.locked WRITE")
+            blocked = collector.collect()
+            with holder.cursor() as cur:
+                cur.execute("UNLOCK TABLES")
+            after = collector.collect()
+    finally:
+        holder.close()
+    status = blocked.sources["heartbeat"]
+    assert (status.ok, status.reason, status.statements) == (False, "timeout", 1)
+    # ERROR 1205 for lock_wait_timeout, ERROR 1969 for MariaDB's max_statement_time.
+    assert ("ERROR 1205" if limit == "lock_wait_timeout" else "ERROR 1969") in status.error
+    assert blocked.up and blocked.sources["global_status"].ok
+    assert after.sources["heartbeat"].ok and collector.connection.statements > 0
+
+
+def test_sources_not_started_by_the_deadline_are_reported(root_collector):
+    snapshot = root_collector.collect(deadline=time.monotonic())
+    assert snapshot.up
+    assert {s.reason for s in snapshot.sources.values()} == {"deadline"}
+    assert all(s.statements == 0 for s in snapshot.sources.values())
+    assert all(name.startswith("agent_") for name in snapshot.values)
