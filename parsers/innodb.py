@@ -37,9 +37,12 @@ _QUOTE_ENDS = (
 )
 _THREAD_LINES = ("MySQL thread id ", "MariaDB thread id ")
 _END_TITLE = "END OF INNODB MONITOR OUTPUT"
-# The server prints at most 3000 bytes of a statement in a deadlock block (600 in a FK error); a
-# "quote" running much longer than that was a wrong guess, not a statement.
-_MAX_QUOTE_CHARS = 8192
+# The server prints at most 3000 bytes of a statement in a deadlock block (600 in a FK error): a
+# "quote" running longer than that was a wrong guess (an unknown block layout), not a statement.
+_MAX_QUOTE_CHARS = 3100
+# A text that ends inside a "quote" after skipping an END OF INNODB MONITOR OUTPUT frame is either
+# complete (the guess was wrong) or cut right after a fake END; past this length, assume the former.
+_MAX_QUOTE_CHARS_AT_END = 1024
 _ROW_HEADER = "*************************** "
 _AVERAGES = "Per second averages calculated from the last "
 _QUOTING_SECTIONS = (sections.DEADLOCK, sections.FK_ERROR)
@@ -82,7 +85,7 @@ def _status_lines(text: str) -> list[str]:
 
 class _Parser:
     __slots__ = ("lines", "state", "sections", "section", "handler", "quoting", "quote_candidate",
-                 "quoted_chars", "ended", "cut_marker", "old_timestamps", "header_seen")
+                 "quoted_chars", "skipped_end", "ended", "cut_marker", "old_timestamps", "header_seen")
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
@@ -93,6 +96,7 @@ class _Parser:
         self.quoting = False
         self.quote_candidate = -1  # index of the first header-shaped line skipped while quoting
         self.quoted_chars = 0
+        self.skipped_end = False  # an END OF INNODB MONITOR OUTPUT frame was skipped as quoted text
         self.ended = False
         self.cut_marker = False
         self.old_timestamps = False  # header printed as "yymmdd hh:mm:ss": a pre-5.6 server
@@ -106,11 +110,14 @@ class _Parser:
         while True:
             index = self._scan(index, count, allow_quoting)
             if index < 0:
-                return
-            # What was taken for a quoted statement ran far longer than the server ever quotes:
-            # the guess was wrong (an unusual block layout). Parse again from the first header
-            # skipped, without quoting. (Text that merely ends inside a quote was cut: no restart.)
+                if not (self.quoting and self.skipped_end and self.quoted_chars > _MAX_QUOTE_CHARS_AT_END):
+                    return
+                index = self.quote_candidate
+            # What was taken for a quoted statement was not one (see _MAX_QUOTE_CHARS*): parse again
+            # from the first header it skipped, without quoting. A text merely cut inside a real
+            # statement is not re-parsed, so a fake header in it never yields values.
             allow_quoting = False
+            self.skipped_end = False
             self.quoting = False
             self.quote_candidate = -1
 
@@ -131,6 +138,8 @@ class _Parser:
                     if self.quoting:
                         if self.quote_candidate < 0:
                             self.quote_candidate = index
+                        if title == _END_TITLE:
+                            self.skipped_end = True
                     elif title == _END_TITLE:
                         self.ended = True
                         return -1
@@ -159,7 +168,11 @@ class _Parser:
         return -1
 
     def _quote_state(self, line: str) -> bool:
-        """Track quoted statements in a deadlock / FK block; True when the quote guess proved wrong."""
+        """Track quoted statements in a deadlock / FK block; True when the quote guess proved wrong.
+
+        A statement follows the "MySQL thread id ..." line of each transaction printed in the block.
+        (The DDL quoted by a FK *definition* error is not tracked: its end has no fixed marker.)
+        """
         if self.quoting:
             if line.startswith(_QUOTE_ENDS):
                 self.quoting = False
@@ -167,7 +180,7 @@ class _Parser:
                 return False
             self.quoted_chars += len(line) + 1
             return self.quoted_chars > _MAX_QUOTE_CHARS and self.quote_candidate >= 0
-        if line.startswith(_THREAD_LINES) or "Error in foreign key constraint" in line:
+        if line.startswith(_THREAD_LINES):
             self.quoting = True
             self.quoted_chars = 0
         return False

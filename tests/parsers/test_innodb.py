@@ -444,3 +444,27 @@ def test_headerless_55_text_is_still_read_as_hex():
     body = text[text.index("-----------------\nBACKGROUND THREAD"):]  # without the "yymmdd" header line
     assert parse_innodb_status(body).values["innodb_trx_id_counter"] == 0x506
     assert parse_innodb_status(text).values["innodb_trx_id_counter"] == 0x506
+
+
+def test_statement_without_end_marker_in_short_complete_text_keeps_sections():
+    # An unknown block layout: nothing after the quoted statement ends it, and the rest is short.
+    text = ("------------------------\nLATEST DETECTED DEADLOCK\n------------------------\n"
+            "2026-11-29 08:12:51 0x7f\nMySQL thread id 1, query id 2 localhost root\nUPDATE t SET v=1\n"
+            "------------\nTRANSACTIONS\n------------\nTrx id counter 99\nHistory list length 7\n"
+            + "".join(f"---TRANSACTION {n}, not started\n" for n in range(40)) +
+            "---\nLOG\n---\nLog sequence number 5000\n"
+            "----------------------------\nEND OF INNODB MONITOR OUTPUT\n============================\n")
+    status = parse_innodb_status(text)
+    assert status.values["innodb_trx_id_counter"] == 99
+    assert status.values["innodb_trx_current"] == 40
+    assert status.values["innodb_log_sequence_number_bytes"] == 5000
+    assert status.sections == ("LATEST DETECTED DEADLOCK", "TRANSACTIONS", "LOG")
+    assert status.truncated is False
+
+
+def test_text_cut_right_after_a_fake_end_inside_a_statement_yields_no_fake_values():
+    text = read_corpus("show-engine-innodb-status-deadlock-with-fake-section-headers-in-query.txt")
+    fake_end = text.index("============================\n*/ WHERE id=1")
+    for cut in (fake_end, fake_end + len("============================\n")):
+        values = parse_innodb_status(text[:cut]).values
+        assert "innodb_trx_id_counter" not in values and "innodb_trx_history_list_length" not in values
