@@ -11,7 +11,12 @@ What a snapshot promises:
   and a reason code (privilege, timeout, connection, unsupported, parse, deadline,
   not_local, error);
 - when the server goes away mid-collection the snapshot has ``up=False``, the
-  error, and no values at all, rather than half of a collection.
+  error, and no server values at all (only the ``agent_*`` ones describing the
+  collection), rather than half of a collection;
+- a source denied for a missing grant, or running a statement this server does
+  not know, is logged once and then skipped without sending anything until
+  ``disabled_retry_seconds`` have passed (then retried on a fresh connection,
+  since the server applies new global grants to new sessions only).
 """
 
 from __future__ import annotations
@@ -48,14 +53,18 @@ AGENT_VERSION = _agent_version()
 HOST_METRICS_MODES = ("auto", "on", "off")
 # Sources skipped on purpose: not a collection error.
 QUIET_REASONS = frozenset({"unsupported", "not_local"})
+# Errors that would repeat at every collection (a missing grant, a table this server
+# lacks): the source is skipped, with no statement sent, until the retry time.
+PERSISTENT_REASONS = frozenset({"privilege", "unsupported"})
 PSUTIL_SOURCES = frozenset({"host", "process"})
 
 
 @dataclass
 class _Disabled:
-    """A source switched off after a missing privilege, until ``retry_at``."""
+    """A source switched off after an error that repeats by nature, until ``retry_at``."""
 
     error: str
+    reason: str
     retry_at: float
 
 
@@ -70,7 +79,7 @@ class Collector:
         lock_wait_timeout: int = 1,
         heartbeat: HeartbeatOptions | None = None,
         host_metrics: str = "auto",
-        privilege_retry_seconds: float = 3600.0,
+        disabled_retry_seconds: float = 3600.0,
         connection: MySQLConnection | None = None,
     ):
         if host_metrics not in HOST_METRICS_MODES:
@@ -87,7 +96,7 @@ class Collector:
         self.settings = settings
         self.catalog = catalog if catalog is not None else load_catalog()
         self.host_metrics = host_metrics
-        self.privilege_retry_seconds = privilege_retry_seconds
+        self.disabled_retry_seconds = disabled_retry_seconds
         self.connection = connection or MySQLConnection(
             settings, statement_timeout=statement_timeout, lock_wait_timeout=lock_wait_timeout
         )
@@ -216,7 +225,7 @@ class Collector:
         if disabled is not None:
             if time.monotonic() < disabled.retry_at:
                 return SourceStatus(name, ok=False, duration_seconds=0.0, error=disabled.error,
-                                    reason="privilege"), None
+                                    reason=disabled.reason), None
             del self._disabled[name]
         reason = scraper.unsupported_reason(server)
         if reason:
@@ -235,9 +244,9 @@ class Collector:
         except SourceUnavailable as exc:
             return status(False, str(exc), "not_local" if name in PSUTIL_SOURCES else "unsupported"), None
         except QueryError as exc:
-            if exc.reason == "privilege":
+            if exc.reason in PERSISTENT_REASONS:
                 error = self._disable(scraper, server, exc)
-                return status(False, error, "privilege"), None
+                return status(False, error, exc.reason), None
             log.warning("%s: %s failed (%s): %s", self.settings.target, name, exc.statement, exc)
             return status(False, str(exc), exc.reason), None
         except Exception as exc:  # a parser refusing what the server printed: count it, keep going
@@ -247,13 +256,14 @@ class Collector:
         return status(True), result
 
     def _disable(self, scraper: Scraper, server, exc: QueryError) -> str:
-        grant = scraper.privilege_hint(server, exc.statement or "")
-        error = f"{exc.statement}: {exc} -- grant {grant} to the monitoring user"
-        self._disabled[scraper.name] = _Disabled(error, time.monotonic() + self.privilege_retry_seconds)
+        error = f"{exc.statement}: {exc}"
+        if exc.reason == "privilege":
+            error += f" -- grant {scraper.privilege_hint(server, exc.statement or '')} to the monitoring user"
+        self._disabled[scraper.name] = _Disabled(error, exc.reason, time.monotonic() + self.disabled_retry_seconds)
         # Logged once: the source is skipped (no statement sent) until the retry time.
         log.warning(
             "%s: source %s disabled for %.0fs: %s",
-            self.settings.target, scraper.name, self.privilege_retry_seconds, error,
+            self.settings.target, scraper.name, self.disabled_retry_seconds, error,
         )
         return error
 

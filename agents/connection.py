@@ -407,6 +407,8 @@ class MySQLConnection:
             self._next_attempt = self._clock() + delay
             error = exc if isinstance(exc, QueryError) else classify_error(exc)
             self.last_error = str(error)
+            if self._failures == 1:  # once per outage; the recovery is logged too
+                log.warning("cannot connect to %s: %s (retrying with backoff)", self.settings.target, error)
             if error.reason == "privilege":  # e.g. 1045 bad password: not a server outage
                 raise QueryError(f"{self.settings.target}: {error}", reason="privilege", code=error.code) from None
             raise MySQLUnavailable(f"{self.settings.target}: {error}", code=error.code) from None

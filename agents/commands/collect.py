@@ -106,10 +106,6 @@ def run(args) -> int:
 # --------------------------------------------------------------------------- rendering
 
 
-def _labels_dict(labels: Labels) -> dict[str, str]:
-    return dict(labels)
-
-
 def _labels_text(labels: Labels) -> str:
     return "{" + ",".join(f'{k}="{v}"' for k, v in labels) + "}"
 
@@ -139,7 +135,7 @@ def snapshot_document(snapshot: Snapshot, include_raw: bool = False) -> dict:
         },
         "values": dict(sorted(snapshot.values.items())),
         "series": {
-            name: [{"labels": _labels_dict(labels), "value": value} for labels, value in sorted(points.items())]
+            name: [{"labels": dict(labels), "value": value} for labels, value in sorted(points.items())]
             for name, points in sorted(snapshot.series.items())
         },
     }

@@ -44,6 +44,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    import pymysql
+
     from agents.collection import Collector
     from agents.commands.collect import format_snapshot, snapshot_document
     from agents.connection import ConnectionSettings
@@ -57,7 +59,7 @@ def run(args) -> int:
             settings = ConnectionSettings(host="127.0.0.1", port=server.port, user="root", password="")
             with Collector(settings) as collector:
                 snapshot = collector.collect()
-    except ThrowawayError as exc:
+    except (ThrowawayError, pymysql.err.Error) as exc:
         print(f"mysql-snmp demo: {exc}", file=sys.stderr)
         return 1
     if args.json:

@@ -61,8 +61,6 @@ class Scraper:
     catalog_kind: str | None = None  # the catalog ``source.from`` this scraper feeds
     description: str = ""
     enabled_by_default: bool = True
-    # Optional parameters a scraper takes from Collector(...) keyword arguments.
-    options: tuple[str, ...] = ()
 
     def unsupported_reason(self, server: ServerInfo) -> str | None:
         """Why this server cannot serve this scraper (None: it can)."""

@@ -293,7 +293,7 @@ def test_process_metrics_find_the_server_by_its_pid_file(mariadb):
 
 def test_granting_the_privilege_is_picked_up_at_the_retry_time(mariadb, tmp_path):
     user = create_monitoring_user(mariadb, tmp_path, GRANTS_WITHOUT_SLAVE_MONITOR)
-    with Collector(user.settings, sources={"replication"}, privilege_retry_seconds=0.0) as collector:
+    with Collector(user.settings, sources={"replication"}, disabled_retry_seconds=0.0) as collector:
         assert collector.collect().sources["replication"].reason == "privilege"
         mariadb.execute(f"GRANT SLAVE MONITOR ON *.* TO '{user.name}'@'127.0.0.1'")
         fixed = collector.collect()
