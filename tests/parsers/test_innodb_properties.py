@@ -32,17 +32,14 @@ NOT_VERBATIM = re.compile(
 needs_corpus = pytest.mark.skipif(not FILES, reason="../shared absent: no InnoDB status corpus")
 
 
-@needs_corpus
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(name=st.sampled_from(sorted(TEXTS)), cut=st.floats(min_value=0.0, max_value=1.0))
-def test_any_prefix_gives_the_full_values_or_nothing(name, cut):
+def assert_prefix_consistent(name: str, cut: int) -> None:
     text = TEXTS[name]
-    prefix = parse_innodb_status(text[:int(len(text) * cut)])
+    prefix = parse_innodb_status(text[:cut])
     full = FULL[name]
     for key, value in prefix.values.items():
         if key == "innodb_status_truncated":
             continue
-        assert key in full.values, key
+        assert key in full.values, (cut, key)
         if key in AGGREGATES:
             assert value <= full.values[key], key
         else:
@@ -50,6 +47,25 @@ def test_any_prefix_gives_the_full_values_or_nothing(name, cut):
     for pool_id, pool in prefix.buffer_pools.items():
         for key, value in pool.items():
             assert full.buffer_pools[pool_id][key] == value
+
+
+@needs_corpus
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(sorted(TEXTS)), cut=st.floats(min_value=0.0, max_value=1.0))
+def test_any_prefix_gives_the_full_values_or_nothing(name, cut):
+    assert_prefix_consistent(name, int(len(TEXTS[name]) * cut))
+
+
+FAKE_HEADERS = "show-engine-innodb-status-deadlock-with-fake-section-headers-in-query.txt"
+
+
+@pytest.mark.skipif(FAKE_HEADERS not in TEXTS, reason="../shared absent: no InnoDB status corpus")
+def test_every_prefix_of_the_fake_header_capture():
+    text = TEXTS[FAKE_HEADERS]
+    start, end = text.index("LATEST DETECTED DEADLOCK"), text.index("*** WAITING FOR THIS LOCK")
+    line_ends = [i + 1 for i, char in enumerate(text) if char == "\n"]
+    for cut in sorted(set(range(start, end)) | set(line_ends)):  # every character of the quoted statement
+        assert_prefix_consistent(FAKE_HEADERS, cut)
 
 
 def garble(text: str, data) -> str:
