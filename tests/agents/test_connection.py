@@ -193,3 +193,12 @@ def test_reconnect_backoff_doubles_and_caps():
         now[0] = conn._next_attempt
     assert delays == [0.5, 1.0, 2.0, 2.0, 2.0]
     assert len(attempts) == 5
+
+
+def test_default_my_cnf_is_read_from_home_when_present(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    s = resolve_settings(environ={})
+    assert (s.host, s.port, s.origin) == ("localhost", 3306, "defaults")
+    write_cnf(tmp_path, "[client]\nuser = fromhome\nport = 3399\n", name=".my.cnf")
+    s = resolve_settings(environ={})
+    assert (s.user, s.port) == ("fromhome", 3399) and s.origin.endswith(".my.cnf [client]")
