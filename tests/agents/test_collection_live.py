@@ -275,7 +275,9 @@ def test_pt_heartbeat_lag(mariadb, utc):
     assert snapshot.sources["heartbeat"].ok, snapshot.sources["heartbeat"].error
     assert 100 <= snapshot.values["heartbeat_lag_seconds"] < 160
     assert snapshot.values["heartbeat_source_server_id"] == 1
-    assert snapshot.raw["heartbeat"]["heartbeat_lag_seconds"] == snapshot.values["heartbeat_lag_seconds"]
+    (row,) = snapshot.raw["heartbeat"]["rows"]
+    assert row["server_id"] == 1
+    assert row["now"] - row["ts"] == pytest.approx(snapshot.values["heartbeat_lag_seconds"])
 
 
 def test_process_metrics_find_the_server_by_its_pid_file(mariadb):
