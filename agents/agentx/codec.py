@@ -9,6 +9,7 @@ caller closes the connection (RFC 2741 7.1: a parse error in the header loses fr
 from __future__ import annotations
 
 import enum
+import functools
 import struct
 from dataclasses import dataclass, field
 from typing import Sequence, Union
@@ -106,6 +107,11 @@ class ResponseError(enum.IntEnum):
     REQUEST_DENIED = 267
     PROCESSING_ERROR = 268
 
+
+# Plain ints for the per-PDU paths: IntFlag arithmetic costs more than the rest of a header.
+_NON_DEFAULT_CONTEXT = int(Flag.NON_DEFAULT_CONTEXT)
+_NETWORK_BYTE_ORDER = int(Flag.NETWORK_BYTE_ORDER)
+_DERIVED_FLAGS = _NON_DEFAULT_CONTEXT | _NETWORK_BYTE_ORDER
 
 _UNSIGNED32_TYPES = (VarType.COUNTER32, VarType.GAUGE32, VarType.TIME_TICKS)
 _STRING_TYPES = (VarType.OCTET_STRING, VarType.IP_ADDRESS, VarType.OPAQUE)
@@ -290,6 +296,8 @@ PDU_CLASSES: dict[PduType, type[Pdu]] = {
 }
 
 
+_PDU_TYPES = {int(kind): kind for kind in PduType}
+
 # ---------------------------------------------------------------------------- encoding
 
 
@@ -317,7 +325,9 @@ def encode_octet_string(data: bytes, network_byte_order: bool = True) -> bytes:
     return struct.pack(_order(network_byte_order) + "I", len(data)) + data + b"\x00" * (-len(data) % 4)
 
 
+@functools.lru_cache(maxsize=8192)
 def encode_varbind(varbind: VarBind, network_byte_order: bool = True) -> bytes:
+    # Cached: a walk sends the same few hundred instances again and again between refreshes.
     order = _order(network_byte_order)
     kind = VarType(varbind.type)
     head = struct.pack(order + "Hxx", kind) + encode_oid(varbind.name, False, network_byte_order)
@@ -386,14 +396,14 @@ def _encode_body(pdu: Pdu) -> bytes:
 
 def encode(pdu: Pdu) -> bytes:
     nbo = pdu.network_byte_order
-    flags = pdu.flags & ~(Flag.NON_DEFAULT_CONTEXT | Flag.NETWORK_BYTE_ORDER)
+    flags = pdu.flags & ~_DERIVED_FLAGS
     if nbo:
-        flags |= Flag.NETWORK_BYTE_ORDER
+        flags |= _NETWORK_BYTE_ORDER
     payload = b""
     if pdu.context is not None:
         if not pdu.HAS_CONTEXT:
             raise ValueError(f"{type(pdu).__name__} cannot carry a context (RFC 2741 6.1.1)")
-        flags |= Flag.NON_DEFAULT_CONTEXT
+        flags |= _NON_DEFAULT_CONTEXT
         payload = encode_octet_string(pdu.context, nbo)
     payload += _encode_body(pdu)
     header = struct.pack(
@@ -531,7 +541,7 @@ class Header:
 
     @property
     def network_byte_order(self) -> bool:
-        return bool(self.flags & Flag.NETWORK_BYTE_ORDER)
+        return bool(self.flags & _NETWORK_BYTE_ORDER)
 
 
 def decode_header(data: bytes, max_payload: int = DEFAULT_MAX_PAYLOAD) -> Header:
@@ -540,13 +550,12 @@ def decode_header(data: bytes, max_payload: int = DEFAULT_MAX_PAYLOAD) -> Header
     version, code, flags = data[0], data[1], data[2]
     if version != AGENTX_VERSION:
         raise ProtocolError(f"AgentX version {version}, expected {AGENTX_VERSION}")
-    try:
-        kind = PduType(code)
-    except ValueError:
-        raise ProtocolError(f"unknown PDU type {code}") from None
+    kind = _PDU_TYPES.get(code)
+    if kind is None:
+        raise ProtocolError(f"unknown PDU type {code}")
     if flags & ~0x1F:
         raise ProtocolError(f"reserved flag bits set: {flags:#04x}")
-    order = _order(bool(flags & Flag.NETWORK_BYTE_ORDER))
+    order = _order(bool(flags & _NETWORK_BYTE_ORDER))
     session_id, transaction_id, packet_id, length = struct.unpack(order + "IIII", data[4:HEADER_SIZE])
     if length % 4:
         raise ProtocolError(f"payload length {length} is not a multiple of 4 (RFC 2741 6.1)")
@@ -560,7 +569,7 @@ def decode_pdu(header: Header, payload: bytes) -> Pdu:
     nbo = header.network_byte_order
     r = _Reader(payload, nbo)
     context = None
-    if header.flags & Flag.NON_DEFAULT_CONTEXT:
+    if header.flags & _NON_DEFAULT_CONTEXT:
         if not cls.HAS_CONTEXT:
             raise ProtocolError(f"{cls.__name__} has NON_DEFAULT_CONTEXT set but carries no context")
         context = r.octet_string("context")
@@ -571,7 +580,7 @@ def decode_pdu(header: Header, payload: bytes) -> Pdu:
         session_id=header.session_id,
         transaction_id=header.transaction_id,
         packet_id=header.packet_id,
-        flags=header.flags & ~(Flag.NON_DEFAULT_CONTEXT | Flag.NETWORK_BYTE_ORDER),
+        flags=header.flags & ~_DERIVED_FLAGS,
         network_byte_order=nbo,
         context=context,
         **fields,

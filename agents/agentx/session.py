@@ -62,13 +62,50 @@ class MasterAddress:
             raise ValueError("empty AgentX socket path")
         return cls(path=text)
 
-    async def connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    async def connect(self, loop: asyncio.AbstractEventLoop, protocol_factory) -> None:
         if self.path is not None:
-            return await asyncio.open_unix_connection(self.path)
-        return await asyncio.open_connection(self.host, self.port)
+            await loop.create_unix_connection(protocol_factory, self.path)
+        else:
+            await loop.create_connection(protocol_factory, self.host, self.port)
 
     def __str__(self) -> str:
         return self.path if self.path is not None else f"tcp:{self.host}:{self.port}"
+
+
+class _MasterConnection(asyncio.Protocol):
+    """One socket to the master.  PDUs are handled inside data_received, so a request is
+    answered in the same event-loop turn that read it (no task switch per PDU)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, on_pdu: Callable[[codec.Pdu], None]) -> None:
+        self.on_pdu = on_pdu
+        self.decoder = Decoder()
+        self.transport: asyncio.Transport | None = None
+        # Resolved with the reason the connection ended (always an exception).
+        self.closed: asyncio.Future = loop.create_future()
+        self.closed.add_done_callback(lambda f: f.cancelled() or f.exception())  # retrieved: no warning
+
+    def connection_made(self, transport: asyncio.Transport) -> None:
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            for pdu in self.decoder.feed(data):
+                self.on_pdu(pdu)
+        except (ProtocolError, SessionLost) as exc:
+            self._end(exc)
+            self.transport.abort()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._end(SessionLost(f"master closed the connection{f' ({exc})' if exc else ''}"))
+
+    def _end(self, reason: Exception) -> None:
+        if not self.closed.done():
+            self.closed.set_exception(reason)
+
+    def close(self) -> None:
+        self._end(SessionLost("connection closed by the agent"))
+        if self.transport is not None:
+            self.transport.close()
 
 
 @dataclass
@@ -111,7 +148,7 @@ class AgentXSession:
         self.stats = SessionStats()
         self.registered = asyncio.Event()
         self.session_id: int | None = None
-        self._writer: asyncio.StreamWriter | None = None
+        self._connection: _MasterConnection | None = None
         self._pending: dict[int, asyncio.Future] = {}
         self._packet_ids = itertools.count(1)
         self._started = time.monotonic()
@@ -162,50 +199,42 @@ class AgentXSession:
     # ------------------------------------------------------------------ one connection
 
     async def _serve_one_connection(self, stop: asyncio.Event) -> None:
-        reader, writer = await asyncio.wait_for(self.address.connect(), self.response_timeout)
-        self._writer = writer
+        loop = asyncio.get_running_loop()
+        connection = _MasterConnection(loop, self._dispatch)
+        await asyncio.wait_for(self.address.connect(loop, lambda: connection), self.response_timeout)
+        self._connection = connection
         self.stats.connects += 1
-        read_task = asyncio.create_task(self._read_loop(reader))
-        try:
-            await self._open_and_register(read_task)
-            log.info("AgentX session %d registered %d subtree(s) with %s",
-                     self.session_id, len(self.subtrees), self.address)
-            await self._keep_alive(read_task, stop)
-            if stop.is_set() and not read_task.done():
-                await self._close(CloseReason.SHUTDOWN)
-        finally:
-            read_task.cancel()
-            try:
-                await read_task
-            except (asyncio.CancelledError, Exception):
-                pass
+        await self._open_and_register()
+        log.info("AgentX session %d registered %d subtree(s) with %s",
+                 self.session_id, len(self.subtrees), self.address)
+        await self._keep_alive(stop)
+        if stop.is_set() and not connection.closed.done():
+            await self._close(CloseReason.SHUTDOWN)
 
-    async def _open_and_register(self, read_task: asyncio.Task) -> None:
-        opened = await self._request(Open(id=self.agent_id, description=self.description), read_task)
+    async def _open_and_register(self) -> None:
+        opened = await self._request(Open(id=self.agent_id, description=self.description))
         if opened.error != ResponseError.NO_ERROR:
             raise SessionLost(f"Open refused: {_error_name(opened.error)}")
         self.session_id = opened.session_id
         for subtree in self.subtrees:
-            reply = await self._request(
-                Register(session_id=self.session_id, subtree=subtree, priority=self.priority), read_task
-            )
+            reply = await self._request(Register(session_id=self.session_id, subtree=subtree, priority=self.priority))
             if reply.error != ResponseError.NO_ERROR:
                 raise SessionLost(f"Register {format_oid(subtree)} refused: {_error_name(reply.error)}")
         self.stats.registrations += 1
         self.registered.set()
 
-    async def _keep_alive(self, read_task: asyncio.Task, stop: asyncio.Event) -> None:
+    async def _keep_alive(self, stop: asyncio.Event) -> None:
+        closed = self._connection.closed
         stop_task = asyncio.create_task(stop.wait())
         try:
             while True:
-                done, _ = await asyncio.wait({read_task, stop_task}, timeout=self.ping_interval,
+                done, _ = await asyncio.wait({closed, stop_task}, timeout=self.ping_interval,
                                              return_when=asyncio.FIRST_COMPLETED)
                 if stop_task in done:
                     return
-                if read_task in done:
-                    read_task.result()  # re-raises why the connection ended
-                    raise SessionLost("master closed the connection")
-                reply = await self._request(Ping(session_id=self.session_id), read_task)
+                if closed in done:
+                    closed.result()  # raises why the connection ended
+                reply = await self._request(Ping(session_id=self.session_id))
                 if reply.error != ResponseError.NO_ERROR:
                     raise SessionLost(f"Ping answered {_error_name(reply.error)}")
         finally:
@@ -219,16 +248,8 @@ class AgentXSession:
 
     # ------------------------------------------------------------------ reading
 
-    async def _read_loop(self, reader: asyncio.StreamReader) -> None:
-        decoder = Decoder()
-        while True:
-            data = await reader.read(65536)
-            if not data:
-                raise SessionLost("master closed the connection")
-            for pdu in decoder.feed(data):
-                self._dispatch(pdu)
-
     def _dispatch(self, pdu: codec.Pdu) -> None:
+        """Called for each PDU as it is decoded; requests are answered before the next read."""
         if isinstance(pdu, Response):
             future = self._pending.pop(pdu.packet_id, None)
             if future is not None and not future.done():
@@ -254,42 +275,38 @@ class AgentXSession:
     # ------------------------------------------------------------------ writing
 
     def _write(self, data: bytes) -> None:
-        if self._writer is None or self._writer.is_closing():
+        if self._connection is None or self._connection.closed.done():
             raise SessionLost("not connected")
-        self._writer.write(data)
+        self._connection.transport.write(data)
 
-    def _send(self, pdu: codec.Pdu) -> None:
-        self._write(codec.encode(pdu))
-
-    async def _request(self, pdu: codec.Pdu, read_task: asyncio.Task | None = None,
-                       timeout: float | None = None) -> Response:
+    async def _request(self, pdu: codec.Pdu, timeout: float | None = None) -> Response:
+        if self._connection is None:
+            raise SessionLost("not connected")
+        closed = self._connection.closed
+        timeout = timeout or self.response_timeout
         packet_id = next(self._packet_ids) & 0xFFFFFFFF
         pdu = dataclasses.replace(pdu, packet_id=packet_id)
         future = asyncio.get_running_loop().create_future()
         self._pending[packet_id] = future
         try:
-            self._send(pdu)
-            waiters = {future} if read_task is None else {future, read_task}
-            done, _ = await asyncio.wait(waiters, timeout=timeout or self.response_timeout,
-                                         return_when=asyncio.FIRST_COMPLETED)
+            self._write(codec.encode(pdu))
+            done, _ = await asyncio.wait({future, closed}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
             if future in done:
                 if future.cancelled():
                     raise SessionLost("connection dropped while waiting for the answer")
                 return future.result()
-            if read_task is not None and read_task in done:
-                read_task.result()
-                raise SessionLost("master closed the connection")
-            raise asyncio.TimeoutError(f"no answer to {type(pdu).__name__} within "
-                                       f"{timeout or self.response_timeout:.1f} s")
+            if closed in done:
+                closed.result()
+            raise asyncio.TimeoutError(f"no answer to {type(pdu).__name__} within {timeout:.1f} s")
         finally:
             self._pending.pop(packet_id, None)
 
     def _drop_connection(self) -> None:
         self.registered.clear()
-        if self._writer is not None:
+        if self._connection is not None:
             self.stats.disconnects += 1
-            self._writer.close()
-        self._writer = None
+            self._connection.close()
+        self._connection = None
         self.session_id = None
         for future in self._pending.values():
             future.cancel()
