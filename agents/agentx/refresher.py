@@ -25,12 +25,20 @@ def down_snapshot(target: str, error: str) -> Snapshot:
                     values={"agent_mysql_up": 0, "agent_last_error": error})
 
 
+SnapshotHook = Callable[[Snapshot], None]
+
+
 class ViewRefresher:
-    def __init__(self, collect: Callable[[], Snapshot], layout: TreeLayout, interval: float, target: str) -> None:
+    """``hooks`` run in the worker thread on each new snapshot before its view is built: the
+    place to add derived values (the leak detector's) or to send notifications."""
+
+    def __init__(self, collect: Callable[[], Snapshot], layout: TreeLayout, interval: float, target: str,
+                 hooks: list[SnapshotHook] | None = None) -> None:
         self.collect = collect
         self.layout = layout
         self.interval = interval
         self.target = target
+        self.hooks: list[SnapshotHook] = list(hooks or ())
         self.snapshot = down_snapshot(target, "no collection yet")
         self.view: MibView = build_view(layout, self.snapshot)
 
@@ -43,6 +51,11 @@ class ViewRefresher:
         except Exception as exc:  # the agent outlives any collection bug or outage
             log.warning("collection from %s failed: %s", self.target, exc, exc_info=log.isEnabledFor(logging.DEBUG))
             snapshot = down_snapshot(self.target, f"{type(exc).__name__}: {exc}")
+        for hook in self.hooks:
+            try:
+                hook(snapshot)
+            except Exception:  # one broken consumer must not stop the serving of the others' values
+                log.exception("snapshot hook %r failed", hook)
         return snapshot, build_view(self.layout, snapshot)
 
     async def refresh_once(self) -> Snapshot:

@@ -10,6 +10,7 @@ at 0.1 s and doubles up to 5 s, re-registering each time.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import itertools
 import logging
@@ -149,6 +150,7 @@ class AgentXSession:
         self.registered = asyncio.Event()
         self.session_id: int | None = None
         self._connection: _MasterConnection | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: dict[int, asyncio.Future] = {}
         self._packet_ids = itertools.count(1)
         self._started = time.monotonic()
@@ -156,6 +158,7 @@ class AgentXSession:
     # ------------------------------------------------------------------ public
 
     async def run(self, stop: asyncio.Event) -> None:
+        self._loop = asyncio.get_running_loop()
         delay = self.backoff_initial
         while not stop.is_set():
             try:
@@ -195,6 +198,13 @@ class AgentXSession:
             raise AgentXUnavailable(f"notification not delivered: {exc}") from exc
         if response.error != ResponseError.NO_ERROR:
             raise AgentXUnavailable(f"master refused the notification: {_error_name(response.error)}")
+
+    def submit_notify(self, trap_oid: Oid, varbinds: Sequence[VarBind] = (), *,
+                      with_uptime: bool = False) -> concurrent.futures.Future:
+        """``notify`` from another thread (a refresher hook): returns a concurrent Future."""
+        if self._loop is None:
+            raise AgentXUnavailable("the session is not running")
+        return asyncio.run_coroutine_threadsafe(self.notify(trap_oid, varbinds, with_uptime=with_uptime), self._loop)
 
     # ------------------------------------------------------------------ one connection
 

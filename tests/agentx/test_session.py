@@ -154,6 +154,17 @@ def test_pings_and_notify(tmp_path):
                 conn.send(Response(session_id=1, packet_id=pdu.packet_id))
                 await asyncio.wait_for(sent, TIMEOUT)
 
+                # From another thread (a refresher hook), through the session's loop:
+                future = await asyncio.to_thread(session.submit_notify, trap)
+                pdu = await conn.receive()
+                while isinstance(pdu, Ping):
+                    conn.send(Response(session_id=1, packet_id=pdu.packet_id))
+                    pdu = await conn.receive()
+                assert isinstance(pdu, Notify) and pdu.varbinds[0].name == SNMP_TRAP_OID_0
+                conn.send(Response(session_id=1, packet_id=pdu.packet_id, error=ResponseError.PROCESSING_ERROR))
+                await asyncio.sleep(0.05)
+                assert "PROCESSING_ERROR" in str(future.exception(timeout=TIMEOUT))
+
     run(scenario())
 
 

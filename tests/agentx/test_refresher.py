@@ -1,0 +1,68 @@
+"""The background refresh: collections in a worker thread, failures served as "MySQL down"."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agents.agentx.codec import VarType
+from agents.agentx.refresher import ViewRefresher
+from agents.agentx.view import TreeLayout
+from tests.agentx.synthetic import LEGACY, NEW, synthetic_catalog, synthetic_snapshot
+
+
+def refresher_for(collect, hooks=None):
+    return ViewRefresher(collect, TreeLayout.from_catalog(synthetic_catalog()), 0.01, "synthetic", hooks)
+
+
+def test_before_the_first_collection_only_status_is_served():
+    refresher = refresher_for(synthetic_snapshot)
+    view = refresher.current_view()
+    assert view.get(LEGACY + (1, 0)).type == VarType.NO_SUCH_INSTANCE
+    assert view.get(NEW + (2, 1, 0)).value == 0
+    assert view.get(NEW + (2, 3, 0)).value == b"no collection yet"
+
+
+def test_a_failing_collection_is_served_as_down_then_recovers():
+    outcomes = iter([ConnectionRefusedError("MySQL went away"), None])
+
+    def collect():
+        failure = next(outcomes)
+        if failure:
+            raise failure
+        return synthetic_snapshot()
+
+    refresher = refresher_for(collect)
+    asyncio.run(refresher.refresh_once())
+    assert refresher.current_view().get(NEW + (2, 3, 0)).value == b"ConnectionRefusedError: MySQL went away"
+    assert refresher.current_view().get(LEGACY + (1, 0)).type == VarType.NO_SUCH_INSTANCE
+    asyncio.run(refresher.refresh_once())
+    assert refresher.current_view().get(LEGACY + (1, 0)).value == 2**32 - 1
+    assert refresher.current_view().get(NEW + (2, 1, 0)).value == 1
+
+
+def test_hooks_enrich_the_snapshot_and_a_broken_hook_is_contained():
+    def broken(snapshot):
+        raise RuntimeError("bug in a consumer")
+
+    def enrich(snapshot):
+        snapshot.values["status_wsrep_ready"] = "OFF"
+
+    refresher = refresher_for(synthetic_snapshot, [broken, enrich])
+    asyncio.run(refresher.refresh_once())
+    assert refresher.current_view().get(LEGACY + (3, 0)).value == b"OFF"
+
+
+def test_run_stops_when_asked():
+    calls = []
+
+    async def scenario():
+        stop = asyncio.Event()
+        refresher = refresher_for(lambda: calls.append(1) or synthetic_snapshot())
+        task = asyncio.create_task(refresher.run(stop))
+        while len(calls) < 3:
+            await asyncio.sleep(0.01)
+        stop.set()
+        await asyncio.wait_for(task, 5)
+
+    asyncio.run(scenario())
+    assert len(calls) >= 3
