@@ -38,7 +38,6 @@ REVISIONS = (
 # catalog numbers data columns from 1 and only ever appends, so index columns sit far above.
 INDEX_COLUMN_BASE = 100
 MAX_STRING_INDEX = 100
-DISPLAY_STRING_TYPES = ("DisplayString",)
 SMI_IMPORTS = {
     "Counter32": "SNMPv2-SMI", "Counter64": "SNMPv2-SMI", "Gauge32": "SNMPv2-SMI",
     "Integer32": "SNMPv2-SMI", "Unsigned32": "SNMPv2-SMI", "TimeTicks": "SNMPv2-SMI",
@@ -176,7 +175,7 @@ def _table(module: _Module, catalog: Catalog, table: Table) -> None:
         _scalar(module, metric.snmp.name, entry_oid + (metric.snmp.column,), metric.snmp.type, metric, group)
 
 
-def _conformance(module: _Module, catalog: Catalog, notifications: list[dict], conformance: tuple[int, ...]) -> str:
+def _conformance(module: _Module, notifications: list[dict], conformance: tuple[int, ...]) -> None:
     module.node(CONFORMANCE_NODE, conformance, "Conformance")
     module.node("myCompliances", conformance + (1,))
     module.node("myGroups", conformance + (2,))
@@ -211,7 +210,6 @@ def _conformance(module: _Module, catalog: Catalog, notifications: list[dict], c
         f"    MODULE      -- this module\n    MANDATORY-GROUPS {{ {', '.join(mandatory)} }}\n{clauses}"
         "    ::= { myCompliances 1 }"
     )
-    return ""
 
 
 def render(catalog: Catalog) -> str:
@@ -254,7 +252,7 @@ def render(catalog: Catalog) -> str:
             f"    ::= {module.parent_of(_oid(notification['oid']))}"
         )
     conformance = _oid(catalog.extra.get("conformance_oid") or format_oid(mib_root + (4,)))
-    _conformance(module, catalog, notifications, conformance)
+    _conformance(module, notifications, conformance)
     return _assemble(catalog, module)
 
 
@@ -271,11 +269,10 @@ def _oid(text) -> tuple[int, ...]:
 
 def _assemble(catalog: Catalog, module: _Module) -> str:
     by_source: dict[str, list[str]] = {
-        "SNMPv2-SMI": ["MODULE-IDENTITY", "OBJECT-TYPE", "OBJECT-IDENTITY", "enterprises"],
+        "SNMPv2-SMI": ["MODULE-IDENTITY", "OBJECT-TYPE", "enterprises"],
         "SNMPv2-TC": [],
         "SNMPv2-CONF": ["MODULE-COMPLIANCE", "OBJECT-GROUP"],
     }
-    by_source["SNMPv2-SMI"].remove("OBJECT-IDENTITY")
     if catalog.extra.get("notifications"):
         by_source["SNMPv2-SMI"].append("NOTIFICATION-TYPE")
         by_source["SNMPv2-CONF"].append("NOTIFICATION-GROUP")

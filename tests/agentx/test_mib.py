@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agents.catalog import format_oid, load_catalog
-from agents.generate import REPO_ROOT, mib
+from agents.generate import REPO_ROOT, mib, stale_files
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 IETF_MIBS = SHARED / "mibs" / "ietf"
@@ -76,6 +76,10 @@ def test_committed_mib_is_what_the_catalog_generates(generated):
     committed = MIB_DIR / "MYSQL-SERVER-MIB.txt"
     assert committed.exists(), "run 'mysql-snmp generate' and commit mibs/MYSQL-SERVER-MIB.txt"
     assert committed.read_text() == generated, "mibs/MYSQL-SERVER-MIB.txt is stale: run 'mysql-snmp generate'"
+
+
+def test_mib_is_registered_with_mysql_snmp_generate(catalog):
+    assert mib.MIB_PATH not in stale_files(catalog)
 
 
 def test_smilint_has_nothing_to_say(tmp_path, generated):

@@ -169,3 +169,11 @@ def test_sets_refused_cleanup_silent_contexts_unsupported(view):
     assert answer(CommitSet(), view).error == ResponseError.COMMIT_FAILED
     reply = answer(GetNext(context=b"other", ranges=(SearchRange(LEGACY),)), view)
     assert reply.error == ResponseError.UNSUPPORTED_CONTEXT and reply.varbinds == ()
+
+
+def test_legacy_root_can_be_moved_like_the_original_oid_option():
+    moved = (1, 3, 6, 1, 4, 1, 99999, 1)
+    view = build_view(TreeLayout.from_catalog(synthetic_catalog(), legacy_root=moved), synthetic_snapshot())
+    assert view.get(moved + (1, 0)).value == 2**32 - 1
+    assert view.get(LEGACY + (1, 0)).type == VarType.NO_SUCH_OBJECT
+    assert view.get(NEW + (1, 1, 0)).value == 2**64 - 1  # the new tree stays where the MIB puts it
