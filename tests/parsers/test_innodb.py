@@ -468,3 +468,10 @@ def test_text_cut_right_after_a_fake_end_inside_a_statement_yields_no_fake_value
     for cut in (fake_end, fake_end + len("============================\n")):
         values = parse_innodb_status(text[:cut]).values
         assert "innodb_trx_id_counter" not in values and "innodb_trx_history_list_length" not in values
+
+
+def test_mysql_client_batch_output_with_escaped_newlines():
+    plain = read_corpus("show-engine-innodb-status-deadlock-fkerror-lockwait.txt")
+    escaped = plain.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+    batch = f"Type\tName\tStatus\nInnoDB\t\t{escaped}\n"  # what `mysql -e 'SHOW ENGINE INNODB STATUS'` prints
+    assert parse_innodb_status(batch) == parse_innodb_status(plain)
