@@ -71,11 +71,11 @@ class Assessment:
 
     @property
     def reason(self) -> str:
-        confirmed = [v for v in self.verdicts if v.confirmed]
-        if confirmed:
-            return max(confirmed, key=lambda v: v.trend.slope_per_second).reason
-        evidence = self.evidence
-        return evidence.reason if evidence and evidence.growing else REASON_NONE
+        """From the longest window that confirms (else grows): the most data to compare with."""
+        for candidates in ([v for v in self.verdicts if v.confirmed], [v for v in self.verdicts if v.growing]):
+            if candidates:
+                return max(candidates, key=lambda v: v.seconds).reason
+        return REASON_NONE
 
 
 def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now: float) -> Assessment | None:

@@ -68,7 +68,7 @@ class LeakConfig:
     # Samples are grouped into bins (median per bin) before trend estimation.
     bin_seconds: float = 60.0
     # Trend windows, shortest first: short ones catch fast leaks, long ones slow leaks.
-    windows_seconds: tuple[float, ...] = (1800.0, 7200.0, 21600.0)
+    windows_seconds: tuple[float, ...] = (900.0, 1800.0, 7200.0, 21600.0)
     # Points per window after grouping bins (keeps the O(n^2) statistics cheap).
     window_points: int = 30
     # A window is judged only when this share of its points holds data.

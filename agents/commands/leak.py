@@ -1,0 +1,108 @@
+"""``mysql-snmp leak replay``: run the leak detector over a recorded trace."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+from agents.leak.config import LeakConfigError, load_leak_config, series_config
+from agents.leak.replay import TraceError, read_trace, replay
+
+EPILOG = """\
+trace format (CSV with a header row):
+  timestamp,value,open_table_definitions      # the last column is optional
+  1700000000,314572800,390
+timestamps in seconds (any order, gaps allowed), values in bytes.
+
+output: one JSON object per line for each state change, e.g.
+  {"t": 1700001800, "state": "leaking", "rate_bytes_per_hour": 5927424.0, "reason": "unexplained"}
+states: ok, suspect, leaking; reasons: none, tables, unexplained.
+
+examples:
+  mysql-snmp leak replay --input dict.csv --series innodb_mem_dictionary_bytes
+  mysql-snmp leak replay --input rss.csv --series process_resident_memory_bytes --limit-bytes 17179869184
+  mysql-snmp leak replay --input dict.csv --config /etc/mysql-snmp/agent.yml   # thresholds from its leak: section
+
+Exit status: 0 after a full replay, 2 for a bad trace (the message names the line) or a bad config.
+"""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "leak",
+        help="memory leak detector tools (replay a recorded trace)",
+        description="Tools for the memory leak detector that the exporter and the AgentX agent run.",
+    )
+    actions = parser.add_subparsers(dest="leak_command", metavar="ACTION", required=True)
+    replay_parser = actions.add_parser(
+        "replay",
+        help="run the detector over a CSV trace and print its state changes as JSON lines",
+        description="Feed a recorded trace (one sample per row) to the leak detector, with the settings "
+        "the agents would use for that series, and print one JSON object per state change.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    replay_parser.add_argument("--input", required=True, metavar="TRACE.csv",
+                               help="the trace: timestamp,value[,open_table_definitions]; '-' reads stdin")
+    replay_parser.add_argument("--series", default="innodb_mem_dictionary_bytes", metavar="NAME",
+                               help="catalog name of the traced series; picks its thresholds "
+                               "(default: innodb_mem_dictionary_bytes)")
+    replay_parser.add_argument("--config", metavar="FILE",
+                               help="YAML agent config whose leak: section overrides the defaults")
+    replay_parser.add_argument("--limit-bytes", type=float, metavar="BYTES",
+                               help="forecast towards this limit; adds time_to_limit_seconds to each line")
+    replay_parser.set_defaults(handler=run_replay)
+
+
+def _settings(args):
+    section = None
+    if args.config:
+        try:
+            document = yaml.safe_load(Path(args.config).read_text()) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise LeakConfigError(f"{args.config}: {exc}") from None
+        if not isinstance(document, dict):
+            raise LeakConfigError(f"{args.config}: not a YAML mapping")
+        section = document.get("leak")
+    config = dataclasses.replace(load_leak_config(section), state_file=None)
+    base_name = args.series.split("{", 1)[0]
+    configured = [s for s in config.series if s.name == base_name]
+    series = configured[0] if configured else series_config(base_name)
+    if args.limit_bytes is not None:
+        if not args.limit_bytes > 0:
+            raise LeakConfigError("--limit-bytes must be positive")
+        series = dataclasses.replace(series, limit_bytes=args.limit_bytes)
+    return config, series
+
+
+def run_replay(args) -> int:
+    try:
+        config, series = _settings(args)
+    except LeakConfigError as exc:
+        print(f"mysql-snmp leak replay: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if args.input == "-":
+            samples = read_trace(sys.stdin, "<stdin>")
+        else:
+            with open(args.input, newline="") as stream:
+                samples = read_trace(stream, args.input)
+    except OSError as exc:
+        print(f"mysql-snmp leak replay: cannot read {args.input}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError as exc:
+        print(f"mysql-snmp leak replay: {args.input} is not text: {exc}", file=sys.stderr)
+        return 2
+    except TraceError as exc:
+        print(f"mysql-snmp leak replay: {exc}", file=sys.stderr)
+        return 2
+    with_forecast = args.limit_bytes is not None
+    for change in replay(samples, args.series, series, config):
+        sys.stdout.write(json.dumps(change.as_dict(with_forecast)) + "\n")
+    sys.stdout.flush()
+    return 0

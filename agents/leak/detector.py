@@ -1,0 +1,219 @@
+"""LeakDetector: watches the memory series of each snapshot and writes its verdicts back.
+
+Integration (exporter and AgentX loops)::
+
+    detector = LeakDetector(config.get("leak"))          # YAML section, LeakConfig or None
+    ...
+    snapshot = collector.collect()
+    detector.observe(snapshot)                            # adds leak_* series to the snapshot
+    for event in detector.changes:                        # state changes of this snapshot
+        send_notification(event)                          # e.g. leakDetected / leakCleared
+    ...
+    detector.close()                                      # saves the state file
+
+One detector per target: its history is that server's.  Values it adds (catalog names,
+labelled by ``series``): leak_series_name, leak_state, leak_growth_bytes_per_hour,
+leak_window_growth_bytes, leak_window_seconds, leak_time_to_limit_seconds,
+leak_limit_bytes, leak_reason_code and leak_reason{series,reason}.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import math
+import os
+from typing import Any, Callable, Iterator, Mapping
+
+from agents.leak.assessment import REASONS
+from agents.leak.config import (
+    PROCESS_LIMIT_SERIES,
+    PROCESS_RSS_SERIES,
+    LeakConfig,
+    SeriesConfig,
+    load_leak_config,
+)
+from agents.leak.series_detector import LeakEvent, Reading, SeriesDetector
+from agents.leak.state_file import load_state, save_state
+from agents.snapshot import Labels, Snapshot, labels_of
+
+log = logging.getLogger(__name__)
+
+REASON_CODES = {reason: code for code, reason in enumerate(REASONS)}
+
+
+def series_id(name: str, labels: Labels) -> str:
+    """The ``series`` label of a watched series: its catalog name, plus its labels if any."""
+    if not labels:
+        return name
+    return name + "{" + ",".join(f"{k}={v}" for k, v in labels) + "}"
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def forecast(
+    reading: Reading, series: SeriesConfig, values: Mapping[str, Any]
+) -> tuple[float | None, float | None]:
+    """(seconds until the limit, the limit) at the current rate; None where unknown.
+
+    A series with its own limit_bytes counts towards it.  mysqld's RSS counts towards
+    the smallest of physical memory and the cgroup limit.  Any other series (dictionary,
+    AHI, instruments) lives inside mysqld, so its growth eats the process's headroom:
+    the forecast is that headroom divided by the series' rate.
+    """
+    process_limit = _smallest(values, series.limit_series or PROCESS_LIMIT_SERIES)
+    if series.limit_bytes is not None:
+        limit, room = series.limit_bytes, (series.limit_bytes - reading.level if reading.level is not None else None)
+    elif series.is_process_memory:
+        limit = process_limit
+        room = limit - reading.level if limit is not None and reading.level is not None else None
+    else:
+        limit = process_limit
+        rss = _number(values.get(PROCESS_RSS_SERIES))
+        room = limit - rss if limit is not None and rss is not None else None
+    rate = reading.rate_bytes_per_hour
+    if room is None or not reading.growing or not rate or rate <= 0:
+        return None, limit
+    return max(0.0, room) / (rate / 3600.0), limit
+
+
+def _smallest(values: Mapping[str, Any], names: tuple[str, ...]) -> float | None:
+    present = [v for v in (_number(values.get(n)) for n in names) if v is not None and v > 0]
+    return min(present) if present else None
+
+
+class LeakDetector:
+    def __init__(self, config: LeakConfig | Mapping[str, Any] | None = None, state_path: str | os.PathLike | None = None):
+        self.config = config if isinstance(config, LeakConfig) else load_leak_config(config)
+        self.state_path = state_path if state_path is not None else self.config.state_file
+        self.detectors: dict[str, SeriesDetector] = {}
+        self.changes: list[LeakEvent] = []
+        self.listeners: list[Callable[[LeakEvent], None]] = []
+        self._saved_state = load_state(self.state_path) if self.state_path else {}
+        self._last_save: float | None = None
+        self._save_failed = False
+        self._over_limit_warned = False
+
+    # -- the hook ----------------------------------------------------------------------
+
+    def observe(self, snapshot: Snapshot) -> None:
+        """Feed one snapshot; add the leak values to it; set ``changes`` to its state changes."""
+        self.changes = []
+        if snapshot.up:
+            for ident, series, value in self._watched(snapshot):
+                detector = self._detector(ident, series)
+                if detector is None:
+                    continue
+                aux = _number(snapshot.values.get(series.explained_by)) if series.explained_by else None
+                change = detector.feed(snapshot.timestamp, value, aux)
+                if change is not None:
+                    self._record(detector, change, snapshot)
+        for ident, detector in self.detectors.items():
+            self._export(snapshot, ident, detector)
+        if self.state_path and (
+            self._last_save is None or snapshot.timestamp - self._last_save >= self.config.save_every_seconds
+        ):
+            self.save(snapshot.timestamp)
+
+    def _watched(self, snapshot: Snapshot) -> Iterator[tuple[str, SeriesConfig, float]]:
+        for series in self.config.series:
+            if not series.labels:
+                value = _number(snapshot.values.get(series.name))
+                if value is not None:
+                    yield series.name, series, value
+                continue
+            for labels, raw in (snapshot.series.get(series.name) or {}).items():
+                given = dict(labels)
+                if all(k in given and fnmatch.fnmatchcase(given[k], pattern) for k, pattern in series.labels):
+                    value = _number(raw)
+                    if value is not None:
+                        yield series_id(series.name, labels), series, value
+
+    def _detector(self, ident: str, series: SeriesConfig) -> SeriesDetector | None:
+        detector = self.detectors.get(ident)
+        if detector is not None:
+            return detector
+        if len(self.detectors) >= self.config.max_series:
+            if not self._over_limit_warned:
+                log.warning("leak detector watches %d series already (max_series); %s and later ones ignored",
+                            len(self.detectors), ident)
+                self._over_limit_warned = True
+            return None
+        detector = SeriesDetector(ident, series, self.config)
+        saved = self._saved_state.pop(ident, None)
+        if saved is not None:
+            try:
+                detector.load_dict(saved)
+            except (KeyError, TypeError, ValueError) as exc:
+                log.warning("leak state of %s is malformed (%s): starting it without history", ident, exc)
+                detector = SeriesDetector(ident, series, self.config)
+        self.detectors[ident] = detector
+        return detector
+
+    def _record(self, detector: SeriesDetector, change: tuple[int, int], snapshot: Snapshot) -> None:
+        reading = detector.reading()
+        seconds, _ = forecast(reading, detector.series, snapshot.values)
+        event = LeakEvent(
+            series=detector.series_id,
+            time=snapshot.timestamp,
+            old=change[0],
+            new=change[1],
+            rate_bytes_per_hour=reading.rate_bytes_per_hour,
+            window_growth_bytes=reading.window_growth_bytes,
+            time_to_limit_seconds=seconds,
+            reason=reading.reason,
+        )
+        log.log(logging.WARNING if event.new else logging.INFO, "leak detector: %s %s -> %s (%s, %s B/h)",
+                event.series, event.old_name, event.new_name, event.reason,
+                None if event.rate_bytes_per_hour is None else round(event.rate_bytes_per_hour))
+        self.changes.append(event)
+        for listener in self.listeners:
+            try:
+                listener(event)
+            except Exception:  # a broken notifier must not stop detection
+                log.exception("leak event listener failed for %s", event.series)
+
+    def _export(self, snapshot: Snapshot, ident: str, detector: SeriesDetector) -> None:
+        reading = detector.reading()
+        labels = labels_of(series=ident)
+        snapshot.add_series("leak_series_name", labels, ident)
+        snapshot.add_series("leak_state", labels, reading.state)
+        snapshot.add_series("leak_reason_code", labels, REASON_CODES[reading.reason])
+        for reason in REASONS:
+            snapshot.add_series("leak_reason", labels_of(series=ident, reason=reason), int(reason == reading.reason))
+        if reading.rate_bytes_per_hour is not None:
+            snapshot.add_series("leak_growth_bytes_per_hour", labels, round(reading.rate_bytes_per_hour))
+            snapshot.add_series("leak_window_growth_bytes", labels, round(reading.window_growth_bytes))
+            snapshot.add_series("leak_window_seconds", labels, round(reading.window_seconds))
+        seconds, limit = forecast(reading, detector.series, snapshot.values)
+        if limit is not None:
+            snapshot.add_series("leak_limit_bytes", labels, round(limit))
+        if seconds is not None:
+            snapshot.add_series("leak_time_to_limit_seconds", labels, round(seconds))
+
+    # -- persistence -------------------------------------------------------------------
+
+    def save(self, now: float) -> None:
+        if not self.state_path:
+            return
+        state = dict(self._saved_state)  # series not seen since the restart keep their history
+        state.update({ident: d.to_dict() for ident, d in self.detectors.items()})
+        try:
+            save_state(self.state_path, state, now)
+            self._save_failed = False
+        except (OSError, ValueError) as exc:
+            if not self._save_failed:
+                log.warning("cannot write leak state file %s: %s (history will not survive a restart)",
+                            self.state_path, exc)
+            self._save_failed = True
+        self._last_save = now
+
+    def close(self) -> None:
+        if self._last_save is not None or self.detectors:
+            last_times = [d.history.last_time for d in self.detectors.values() if d.history.last_time]
+            self.save(max(last_times) if last_times else 0.0)
