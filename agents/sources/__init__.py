@@ -1,20 +1,22 @@
 """One scraper per file: the file list is the feature list.
 
-A scraper knows which statements it runs on which server, runs them through a
+A scraper knows which statements it runs on which server (``statements``,
+``unsupported_reason``, ``privilege_hint``), runs them through a
 ``MySQLConnection`` and hands the rows to a parser in ``parsers/``; it parses
-nothing itself.  ``collect(conn, server) -> SourceResult``:
+nothing itself.  ``collect(conn, server, context) -> SourceResult``:
 
-- ``values``: scalar values keyed by the *source key* the catalog names in
-  ``source: {from: <catalog_kind>, key: <key>}`` (e.g. ``Key_read_requests`` for
-  global_status, a parser field for innodb);
-- ``series``: labelled values, source key -> {labels: value};
+- ``values``: scalars keyed by catalog name (the parsers speak catalog names) or,
+  for global status/variables, by the variable name the catalog's ``source.key``
+  gives (``Key_read_requests``);
+- ``series``: labelled values, catalog name -> {labels: value};
 - ``raw``: rows for consumers that export every row (see agents/snapshot.py), under
-  the documented keys: global_status, global_variables, innodb_status_text,
-  replica_status, binary_logs, master_status, processlist, innodb_metrics,
-  perf_schema_memory, slave_hosts, heartbeat.
+  the keys global_status, global_variables, innodb_status_text, replica_status,
+  binary_logs, master_status, processlist, innodb_metrics, perf_schema_memory,
+  slave_hosts, heartbeat;
+- ``context`` holds the ``raw`` of the scrapers that ran before in this collection.
 
-The collector maps source keys to catalog names; a scraper never invents a value
-the server did not print.
+The collector maps results to catalog names (agents.collection.map_to_catalog); a
+scraper never invents a value the server did not print.
 """
 
 from __future__ import annotations
@@ -88,19 +90,6 @@ def scraper_classes() -> dict[str, type[Scraper]]:
 
 def default_source_names() -> tuple[str, ...]:
     return tuple(name for name, cls in scraper_classes().items() if cls.enabled_by_default)
-
-
-def replication_grant(server: ServerInfo) -> str:
-    # MariaDB 10.5.9 split SLAVE MONITOR out of REPLICATION CLIENT (ERROR 1227 otherwise).
-    if server.flavour == "mariadb" and server.version >= (10, 5, 9):
-        return "SLAVE MONITOR"
-    return "REPLICATION CLIENT"
-
-
-def binlog_grant(server: ServerInfo) -> str:
-    if server.flavour == "mariadb" and server.version >= (10, 5, 2):
-        return "BINLOG MONITOR (alias REPLICATION CLIENT)"
-    return "REPLICATION CLIENT"
 
 
 class NameValueScraper(Scraper):

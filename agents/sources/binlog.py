@@ -1,6 +1,6 @@
 """Binary log position and files: SHOW MASTER/BINARY LOG STATUS and SHOW BINARY LOGS."""
 
-from agents.sources import Scraper, SourceResult, binlog_grant
+from agents.sources import Scraper, SourceResult
 from parsers.binlog import binlog_values
 from parsers.values import text_of, typed_int
 
@@ -12,6 +12,12 @@ def status_statement(server) -> str:
     if server.flavour != "mariadb" and server.version >= (8, 2, 0):
         return "SHOW BINARY LOG STATUS"
     return "SHOW MASTER STATUS"
+
+
+def binlog_grant(server) -> str:
+    if server.flavour == "mariadb" and server.version >= (10, 5, 2):
+        return "BINLOG MONITOR (alias REPLICATION CLIENT)"
+    return "REPLICATION CLIENT"
 
 
 class Binlog(Scraper):

@@ -1,6 +1,6 @@
 """Replica status of every channel: SHOW ALL SLAVES STATUS / SHOW REPLICA STATUS / SHOW SLAVE STATUS."""
 
-from agents.sources import Scraper, SourceResult, replication_grant
+from agents.sources import Scraper, SourceResult
 from parsers.replication import parse_replica_status, replica_values
 
 
@@ -11,6 +11,13 @@ def replica_status_statement(server) -> str:
     if server.version >= (8, 0, 22):
         return "SHOW REPLICA STATUS"
     return "SHOW SLAVE STATUS"
+
+
+def replication_grant(server) -> str:
+    # MariaDB 10.5.9 split SLAVE MONITOR out of REPLICATION CLIENT (ERROR 1227 otherwise).
+    if server.flavour == "mariadb" and server.version >= (10, 5, 9):
+        return "SLAVE MONITOR"
+    return "REPLICATION CLIENT"
 
 
 def replication_result(rows: list[dict]) -> SourceResult:
