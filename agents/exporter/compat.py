@@ -135,66 +135,73 @@ _GALERA_EVS_LATENCY = (
 )
 
 
+@functools.lru_cache(maxsize=8192)
+def _status_slot(raw_key: str) -> tuple[str, str]:
+    """Where a status variable goes: (group, label) or ("generic", metric name part).
+
+    Cached: the same few hundred names come back every scrape.
+    """
+    key = metric_name_part(raw_key)
+    match = _GLOBAL_STATUS_GROUP_RE.match(key)
+    if match is None:
+        return "generic", key
+    group, rest = match.groups()
+    if group == "innodb_buffer_pool_pages":
+        if rest in _BUFFER_POOL_PAGE_STATES:
+            return "pages", rest
+        if rest == "dirty":
+            return "dirty", rest
+        if rest == "total":  # the sum of the states: mysqld_exporter drops it
+            return "skip", rest
+        return "page_changes", rest
+    return group, rest
+
+
 def global_status_families(status: Mapping[str, object], interner: FamilyInterner | None = None) -> list[Metric]:
     """``SHOW GLOBAL STATUS`` as mysqld_exporter's global_status collector names it."""
-    commands = CounterMetricFamily(
-        fq_name("global_status", "commands_total"), "Total number of executed MySQL commands.",
-        labels=["command"])
-    handlers = CounterMetricFamily(
-        fq_name("global_status", "handlers_total"), "Total number of executed MySQL handlers.",
-        labels=["handler"])
-    connection_errors = CounterMetricFamily(
-        fq_name("global_status", "connection_errors_total"), "Total number of MySQL connection errors.",
-        labels=["error"])
-    pages = GaugeMetricFamily(
-        fq_name("global_status", "buffer_pool_pages"), "Innodb buffer pool pages by state.", labels=["state"])
-    dirty = GaugeMetricFamily(
-        fq_name("global_status", "buffer_pool_dirty_pages"), "Innodb buffer pool dirty pages.")
-    page_changes = CounterMetricFamily(
-        fq_name("global_status", "buffer_pool_page_changes_total"), "Innodb buffer pool page state changes.",
-        labels=["operation"])
-    row_ops = CounterMetricFamily(
-        fq_name("global_status", "innodb_row_ops_total"), "Total number of MySQL InnoDB row operations.",
-        labels=["operation"])
-    lost = CounterMetricFamily(
-        fq_name("global_status", "performance_schema_lost_total"),
-        "Total number of MySQL instrumentations that could not be loaded or created due to memory constraints.",
-        labels=["instrumentation"])
+    grouped = {
+        "com": CounterMetricFamily(
+            fq_name("global_status", "commands_total"), "Total number of executed MySQL commands.",
+            labels=["command"]),
+        "handler": CounterMetricFamily(
+            fq_name("global_status", "handlers_total"), "Total number of executed MySQL handlers.",
+            labels=["handler"]),
+        "connection_errors": CounterMetricFamily(
+            fq_name("global_status", "connection_errors_total"), "Total number of MySQL connection errors.",
+            labels=["error"]),
+        "pages": GaugeMetricFamily(
+            fq_name("global_status", "buffer_pool_pages"), "Innodb buffer pool pages by state.", labels=["state"]),
+        "dirty": GaugeMetricFamily(
+            fq_name("global_status", "buffer_pool_dirty_pages"), "Innodb buffer pool dirty pages."),
+        "page_changes": CounterMetricFamily(
+            fq_name("global_status", "buffer_pool_page_changes_total"), "Innodb buffer pool page state changes.",
+            labels=["operation"]),
+        "innodb_rows": CounterMetricFamily(
+            fq_name("global_status", "innodb_row_ops_total"), "Total number of MySQL InnoDB row operations.",
+            labels=["operation"]),
+        "performance_schema": CounterMetricFamily(
+            fq_name("global_status", "performance_schema_lost_total"),
+            "Total number of MySQL instrumentations that could not be loaded or created due to memory constraints.",
+            labels=["instrumentation"]),
+    }
     generic: list[Metric] = []
     text_items: dict[str, str] = {}
 
     for raw_key, raw_value in status.items():
         value = status_number(raw_value)
-        key = metric_name_part(raw_key)
+        slot, name = _status_slot(raw_key)
         if value is None:
-            text_items[key] = _text(raw_value)
-            continue
-        match = _GLOBAL_STATUS_GROUP_RE.match(key)
-        if match is None:
-            generic.append(scalar_family(interner, UnknownMetricFamily, "mysql_global_status_" + key,
+            if slot == "generic":
+                text_items[name] = _text(raw_value)
+        elif slot == "generic":
+            generic.append(scalar_family(interner, UnknownMetricFamily, "mysql_global_status_" + name,
                                          "Generic metric from SHOW GLOBAL STATUS.", value))
-            continue
-        group, rest = match.groups()
-        if group == "com":
-            commands.add_metric([rest], value)
-        elif group == "handler":
-            handlers.add_metric([rest], value)
-        elif group == "connection_errors":
-            connection_errors.add_metric([rest], value)
-        elif group == "innodb_buffer_pool_pages":
-            if rest in _BUFFER_POOL_PAGE_STATES:
-                pages.add_metric([rest], value)
-            elif rest == "dirty":
-                dirty.add_metric([], value)
-            elif rest != "total":  # the sum of the states: mysqld_exporter drops it
-                page_changes.add_metric([rest], value)
-        elif group == "innodb_rows":
-            row_ops.add_metric([rest], value)
-        else:
-            lost.add_metric([rest], value)
+        elif slot == "dirty":
+            grouped[slot].add_metric([], value)
+        elif slot != "skip":
+            grouped[slot].add_metric([name], value)
 
-    families = [f for f in (commands, handlers, connection_errors, pages, dirty, page_changes, row_ops, lost)
-                if f.samples]
+    families = [f for f in grouped.values() if f.samples]
     families.extend(generic)
     families.extend(_galera_status_families(text_items))
     return families
@@ -223,7 +230,18 @@ _GCACHE_UNITS = {"": 1, "M": 1024**2, "G": 1024**3}
 
 def global_variables_families(variables: Mapping[str, object],
                               interner: FamilyInterner | None = None) -> list[Metric]:
-    """``SHOW GLOBAL VARIABLES``: a gauge per numeric variable, plus the info metrics."""
+    """``SHOW GLOBAL VARIABLES``: a gauge per numeric variable, plus the info metrics.
+
+    Variables rarely change: with an interner, an unchanged set of variables gives
+    back last scrape's families.
+    """
+    if interner is not None:
+        return interner.reuse("global_variables", variables,
+                              lambda: _global_variables_families(variables, interner))
+    return _global_variables_families(variables, None)
+
+
+def _global_variables_families(variables: Mapping[str, object], interner: FamilyInterner | None) -> list[Metric]:
     families: list[Metric] = []
     text_items: dict[str, str] = {}
     for raw_key, raw_value in variables.items():
@@ -435,7 +453,8 @@ def innodb_metrics_families(rows: Sequence[Mapping[str, object]]) -> list[Metric
                 continue
         kind = _text(row_value(row, "TYPE"))
         comment = _text(row_value(row, "COMMENT")) or name
-        base = metric_name_part(f"innodb_metrics_{subsystem}_{name}")
+        # Case kept, as mysqld_exporter keeps it (buffer_LRU_batch_flush_total_pages).
+        base = _INVALID_NAME_CHARS.sub("_", f"innodb_metrics_{subsystem}_{name}")
         # A counter that went negative is a server bug (bugs.mysql.com 75966): gauge it.
         if kind in ("counter", "status_counter") and value >= 0:
             family = CounterMetricFamily(fq_name("info_schema", base + "_total"), comment)

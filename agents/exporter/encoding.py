@@ -15,7 +15,7 @@ custom collector holding the scrape's families.
 from __future__ import annotations
 
 import threading
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Mapping
 
 from prometheus_client.core import Metric
 from prometheus_client.exposition import choose_encoder
@@ -43,6 +43,7 @@ class FamilyInterner:
         self._families: dict[tuple, Metric] = {}
         self._encoded: dict[tuple[int, str], bytes] = {}
         self._interned_ids: set[int] = set()
+        self._previous: dict[str, tuple[Mapping, list[Metric]]] = {}
         self._lock = threading.Lock()
 
     def scalar(self, family_type: Callable[..., Metric], name: str, documentation: str, value: float) -> Metric:
@@ -60,6 +61,15 @@ class FamilyInterner:
                 self._families[key] = family
                 self._interned_ids.add(id(family))
         return family
+
+    def reuse(self, key: str, inputs: Mapping, build: Callable[[], list[Metric]]) -> list[Metric]:
+        """``build()``'s families, or the previous ones when ``inputs`` equal the previous inputs."""
+        previous = self._previous.get(key)
+        if previous is not None and previous[0] == inputs:
+            return previous[1]
+        families = build()
+        self._previous[key] = (inputs, families)
+        return families
 
     def is_interned(self, family: Metric) -> bool:
         return id(family) in self._interned_ids

@@ -194,6 +194,10 @@ def test_innodb_metrics_enabled_rows_only():
     reads = by_name["buffer_pool_reads"]
     assert reads["TYPE"] == "status_counter" and reads["ENABLED"] == "1"
     assert got[("mysql_info_schema_innodb_metrics_buffer_buffer_pool_reads_total", ())] == float(reads["COUNT"])
+    # Case is kept, as mysqld_exporter keeps it.
+    flushed = by_name["buffer_LRU_batch_flush_total_pages"]
+    assert got[("mysql_info_schema_innodb_metrics_buffer_buffer_LRU_batch_flush_total_pages_total", ())] == \
+        float(flushed["COUNT"])
     deadlocks = by_name["lock_deadlocks"]
     assert deadlocks["TYPE"] == "value"
     assert got[("mysql_info_schema_innodb_metrics_lock_lock_deadlocks", ())] == float(deadlocks["COUNT"])

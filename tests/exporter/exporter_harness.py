@@ -1,0 +1,103 @@
+"""Running the exporter in-process on a loopback port, and reading its answers."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import ssl
+import threading
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from agents.catalog import load_catalog
+from agents.exporter.flags import add_arguments, config_from_args
+from agents.exporter.server import ExporterApp, make_servers
+from agents.exporter.web_config import load_web_config
+from agents.throwaway import free_loopback_port
+
+PROMETHEUS_ACCEPT = ("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+                     "text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
+
+
+@dataclass
+class RunningExporter:
+    url: str
+    app: ExporterApp
+    ssl_context: ssl.SSLContext | None = None
+
+    def get(self, path: str = "/metrics", *, user: str | None = None, password: str | None = None,
+            headers: dict[str, str] | None = None) -> tuple[int, str, dict]:
+        request = urllib.request.Request(self.url + path, headers=dict(headers or {}))
+        if user is not None:
+            token = base64.b64encode(f"{user}:{password}".encode()).decode()
+            request.add_header("Authorization", f"Basic {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=30, context=self.ssl_context) as response:
+                return response.status, response.read().decode(), dict(response.headers)
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode(), dict(exc.headers)
+
+    def scrape(self, path: str = "/metrics", **kwargs) -> "Scrape":
+        status, body, _ = self.get(path, **kwargs)
+        assert status == 200, f"{path}: HTTP {status}: {body[:500]}"
+        return Scrape(body)
+
+
+class Scrape:
+    """A parsed text exposition: sample name -> {labels: value}, family name -> type."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.samples: dict[str, dict[tuple, float]] = {}
+        self.types: dict[str, str] = {}
+        self.labels: dict[str, set[str]] = {}
+        for family in text_string_to_metric_families(text):
+            self.types[family.name] = family.type
+            for sample in family.samples:
+                self.samples.setdefault(sample.name, {})[tuple(sorted(sample.labels.items()))] = sample.value
+                self.labels.setdefault(family.name, set()).update(sample.labels)
+
+    def value(self, name: str, **labels: str) -> float:
+        series = self.samples.get(name)
+        assert series is not None, f"{name} not exported"
+        key = tuple(sorted(labels.items()))
+        assert key in series, f"{name}{labels} not exported; have {list(series)[:10]}"
+        return series[key]
+
+    def has(self, name: str) -> bool:
+        return name in self.samples
+
+    def names(self, prefix: str = "") -> set[str]:
+        return {name for name in self.samples if name.startswith(prefix)}
+
+
+@contextmanager
+def running_exporter(*flags: str, web_config: Path | None = None,
+                     environ: dict[str, str] | None = None) -> Iterator[RunningExporter]:
+    """The exporter with mysqld_exporter-style ``flags``, serving on a free loopback port."""
+    port = free_loopback_port()
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    config = config_from_args(parser.parse_args([f"--web.listen-address=127.0.0.1:{port}", *flags]))
+    web = load_web_config(web_config)
+    app = ExporterApp(config, load_catalog(), web, environ=environ or {})
+    servers = make_servers(app)
+    threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in servers]
+    for thread in threads:
+        thread.start()
+    context = None
+    if web.tls:
+        context = ssl.create_default_context(cafile=str(web.tls.cert_file))
+    try:
+        yield RunningExporter(f"{'https' if web.tls else 'http'}://127.0.0.1:{port}", app, context)
+    finally:
+        for server in servers:
+            server.shutdown()
+            server.server_close()
+        app.close()
