@@ -359,6 +359,7 @@ class MySQLConnection:
         self.failed_statements = 0
         self._failures = 0
         self._next_attempt = 0.0
+        self._ever_connected = False
         self.last_error: str | None = None
 
     @property
@@ -407,13 +408,16 @@ class MySQLConnection:
             self._next_attempt = self._clock() + delay
             error = exc if isinstance(exc, QueryError) else classify_error(exc)
             self.last_error = str(error)
-            if self._failures == 1:  # once per outage; the recovery is logged too
-                log.warning("cannot connect to %s: %s (retrying with backoff)", self.settings.target, error)
+            if self._failures == 1 and self._ever_connected:
+                # Once per outage (the recovery is logged too).  A first connection that
+                # fails is the caller's to report: the exception says it all.
+                log.warning("cannot reconnect to %s: %s (retrying with backoff)", self.settings.target, error)
             if error.reason == "privilege":  # e.g. 1045 bad password: not a server outage
                 raise QueryError(f"{self.settings.target}: {error}", reason="privilege", code=error.code) from None
             raise MySQLUnavailable(f"{self.settings.target}: {error}", code=error.code) from None
-        if self._failures:
+        if self._failures and self._ever_connected:
             log.info("reconnected to %s after %d failed attempt(s)", self.settings.target, self._failures)
+        self._ever_connected = True
         self._failures = 0
         self._next_attempt = 0.0
         self.last_error = None

@@ -221,7 +221,7 @@ class KillingConnection(MySQLConnection):
         return super().query(statement)
 
 
-def test_server_killed_mid_collection_then_restarted():
+def test_server_killed_mid_collection_then_restarted(caplog):
     server = ThrowawayMariaDB(server_id=9)
     server.start()
     try:
@@ -241,7 +241,10 @@ def test_server_killed_mid_collection_then_restarted():
             mysql_values = {k for k in crashed.values if not k.startswith("agent_")}
             assert mysql_values == set() and crashed.series == {} and crashed.raw == {}
 
-            down = collector.collect()
+            time.sleep(0.6)  # past the reconnect backoff: this collection tries to connect
+            with caplog.at_level(logging.INFO, logger="agents.connection"):
+                down = collector.collect()
+                assert collector.collect().up is False
             assert down.up is False and all(name.startswith("agent_") for name in down.values)
             assert down.values["agent_mysql_up"] == 0
 
@@ -253,6 +256,8 @@ def test_server_killed_mid_collection_then_restarted():
                 time.sleep(0.1)
                 recovered = collector.collect()
             assert recovered.up and recovered.values["agent_mysql_up"] == 1
+            outage_lines = [r.getMessage() for r in caplog.records if r.name == "agents.connection"]
+            assert len([m for m in outage_lines if m.startswith("cannot reconnect")]) == 1, outage_lines
             # A new server process: its uptime counts from the restart.
             assert recovered.values["status_uptime"] <= time.monotonic() - restarted + 1
             assert all(s.ok for s in recovered.sources.values())
