@@ -160,21 +160,30 @@ class AgentXSession:
     async def run(self, stop: asyncio.Event) -> None:
         self._loop = asyncio.get_running_loop()
         delay = self.backoff_initial
+        failures = 0
         while not stop.is_set():
+            error: BaseException | None = None
             try:
                 await self._serve_one_connection(stop)
             except (OSError, SessionLost, ProtocolError, asyncio.TimeoutError) as exc:
-                if isinstance(exc, ProtocolError):
-                    self.stats.protocol_errors += 1
-                self.stats.last_error = f"{type(exc).__name__}: {exc}"
-                log.warning("AgentX master %s: %s; reconnecting in %.1f s", self.address, exc, delay)
-            finally:
-                was_registered = self.registered.is_set()
-                self._drop_connection()
+                error = exc
+            except Exception as exc:  # a bug must cost a reconnection, not the agent
+                log.exception("AgentX session failed")
+                error = exc
+            was_registered = self.registered.is_set()
+            self._drop_connection()
             if stop.is_set():
                 break
             if was_registered:
-                delay = self.backoff_initial
+                delay, failures = self.backoff_initial, 0
+            if isinstance(error, ProtocolError):
+                self.stats.protocol_errors += 1
+            if error is not None:
+                self.stats.last_error = f"{type(error).__name__}: {error}"
+                # Loud when a working session breaks, quiet while the master stays away.
+                log.log(logging.WARNING if failures == 0 else logging.DEBUG,
+                        "AgentX master %s: %s; reconnecting in %.1f s", self.address, error, delay)
+            failures += 1
             try:
                 await asyncio.wait_for(stop.wait(), timeout=delay)
             except asyncio.TimeoutError:
