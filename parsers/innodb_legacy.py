@@ -31,12 +31,15 @@ Where the original misread a format, the fixed value is given (each fix is liste
 * (i) total_mem_alloc / additional_pool_alloc are not zeroed by Percona's later `Total memory
   allocated by read views N` line.
 * (j) innodb_lock_wait_secs: MariaDB 10.6+ prints the wait in microseconds (`WAITING 4007707 us`),
-  converted to whole seconds; with several waiting transactions, the longest wait (the original
-  kept whichever was printed last).
+  converted to whole seconds; with several waiting transactions, their sum, as in the Percona parser
+  the original was translated from (the original's `=` kept whichever wait was printed last).
 * (k) every value is read only inside its own section, so SQL quoted in a deadlock / foreign key
   block (which may contain `Trx id counter ...` or whole fake sections) never overrides it.
 * (l) pending_log_writes: MySQL 5.7+ and MariaDB 10.5+ renamed the line to `N pending log flushes`
   (the same log_sys counter); the original only knew `pending log writes` and gave 0.
+* (m) total_mem_alloc: MySQL 5.7+ and MariaDB 10.2+ print `Total large memory allocated N` instead of
+  `Total memory allocated N; in additional pool allocated M` (the additional pool is gone); the
+  original only knew the old line and gave 0.
 """
 from __future__ import annotations
 
@@ -52,7 +55,7 @@ LEGACY_SOURCES: dict[str, tuple[str, ...]] = {
     "locked_transactions": ("innodb_trx_lock_wait",),  # (g)
     "active_transactions": ("innodb_trx_active",),
     "innodb_lock_structs": ("innodb_trx_lock_structs",),  # (g)
-    "innodb_lock_wait_secs": ("innodb_trx_lock_wait_seconds_max",),  # (j)
+    "innodb_lock_wait_secs": ("innodb_trx_lock_wait_seconds_sum",),  # (j)
     "innodb_tables_in_use": ("innodb_trx_tables_in_use",),  # (g)
     "innodb_locked_tables": ("innodb_trx_tables_locked",),  # (g)
     "pool_size": ("innodb_bp_size_pages",),  # (h)
@@ -99,7 +102,7 @@ LEGACY_SOURCES: dict[str, tuple[str, ...]] = {
     "uncheckpointed_bytes": ("innodb_log_checkpoint_age_bytes",),
     "hash_index_cells_total": ("innodb_ahi_hash_table_size_cells",),  # (e)
     "hash_index_cells_used": ("innodb_ahi_used_cells",),  # (e)
-    "total_mem_alloc": ("innodb_mem_total_allocated_bytes",),  # (i)
+    "total_mem_alloc": ("innodb_mem_total_allocated_bytes", "innodb_mem_total_large_allocated_bytes"),  # (i) (m)
     "additional_pool_alloc": ("innodb_mem_additional_pool_bytes",),  # (i)
     "adaptive_hash_memory": ("innodb_mem_adaptive_hash_index_bytes",),
     "page_hash_memory": ("innodb_mem_page_hash_bytes",),
@@ -121,7 +124,7 @@ def legacy_innodb_values(text_or_status: str | InnodbStatus) -> dict[str, int]:
         value = 0
         for name in names:
             if name in values:
-                value = int(values[name])  # seconds as float (j) -> whole seconds, like the original
+                value = int(values[name])  # float seconds (j) -> whole seconds, like the original
                 break
         out[key] = value
     return out

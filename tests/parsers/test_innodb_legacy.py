@@ -106,7 +106,8 @@ def test_absent_values_are_zero_and_status_objects_accepted():
     status = parse_innodb_status(read_corpus("datadog-integrations-core-innodb_status_mariadb_105.txt"))
     values = legacy_innodb_values(status)
     assert "innodb_ahi_hash_table_size_cells" not in status.values
-    assert values["hash_index_cells_total"] == 0 and values["total_mem_alloc"] == 0
+    assert values["hash_index_cells_total"] == 0 and values["additional_pool_alloc"] == 0
+    assert values["total_mem_alloc"] == 167772160  # (m) "Total large memory allocated 167772160"
     assert values["rows_read"] == 4256957713  # "Number of rows inserted 365032, updated 0, deleted 26940, read 4256957713"
     assert all(isinstance(v, int) for v in values.values())
 
@@ -115,3 +116,23 @@ def test_fix_l_pending_log_writes_from_renamed_line():
     # MySQL 5.6: "0 pending log writes, 0 pending chkp writes"; 5.7+/MariaDB: "1 pending log flushes, ..."
     assert legacy("datadog-integrations-core-innodb_status_mariadb_105.txt")["pending_log_writes"] == 1
     assert legacy("innotop-innodb-status-009.txt")["pending_log_writes"] == 0
+
+
+def test_fix_j_lock_waits_are_summed():
+    text = ("------------\nTRANSACTIONS\n------------\nTrx id counter 3000\n"
+            "LIST OF TRANSACTIONS FOR EACH SESSION:\n"
+            "---TRANSACTION 2998, ACTIVE 40 sec starting index read\n"
+            "LOCK WAIT 2 lock struct(s), heap size 1136, 1 row lock(s)\n"
+            "------- TRX HAS BEEN WAITING 20 SEC FOR THIS LOCK TO BE GRANTED:\n"
+            "---TRANSACTION 2999, ACTIVE 15 sec starting index read\n"
+            "LOCK WAIT 2 lock struct(s), heap size 1136, 1 row lock(s)\n"
+            "------- TRX HAS BEEN WAITING 12 SEC FOR THIS LOCK TO BE GRANTED:\n")
+    values = legacy_innodb_values(text)
+    assert values["innodb_lock_wait_secs"] == 32  # the original printed the last one, 12
+    assert (values["locked_transactions"], values["innodb_lock_structs"]) == (2, 4)
+    assert parse_innodb_status(text).values["innodb_trx_lock_wait_seconds_max"] == 20
+
+
+def test_fix_m_total_memory_from_the_57_line():
+    assert legacy("innotop-innodb-status-010.txt")["total_mem_alloc"] == 137428992  # "Total large memory allocated 137428992"
+    assert legacy("innotop-innodb-status-010.txt")["additional_pool_alloc"] == 0  # no longer printed
