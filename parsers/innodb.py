@@ -24,6 +24,11 @@ from .innodb_numbers import has_hex_letters, parse_server_timestamp, to_int, trx
 
 @dataclass(frozen=True)
 class InnodbStatus:
+    """``values``: catalog name -> value (absent when the text lacks it); ``buffer_pools``: pool id
+    ("0", "1", ...) -> ``innodb_pool_*`` values of INDIVIDUAL BUFFER POOL INFO; ``sections``: the real
+    section titles in printed order; ``truncated``: no END OF INNODB MONITOR OUTPUT line, or the
+    server's "... truncated..." marker (MariaDB/MySQL cut the middle of outputs over 1 MB)."""
+
     values: dict[str, int | float | str]
     buffer_pools: dict[str, dict[str, int | float]]
     sections: tuple[str, ...]
