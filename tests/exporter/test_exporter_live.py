@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 import threading
@@ -145,6 +146,23 @@ def test_replica_status_through_probe(mariadb, mariadb_replica, make_monitoring_
     assert scrape.value("mysql_slave_status_exec_master_log_pos", **labels) == float(status["Exec_Master_Log_Pos"])
     assert scrape.value("mysql_slave_status_master_server_id", **labels) == 1.0
     assert scrape.value("mysql_replica_io_running", channel="") == 1.0
+
+
+def test_stopped_sql_thread_gives_no_lag_number(mariadb, mariadb_replica, make_monitoring_user):
+    user = make_monitoring_user(mariadb_replica)
+    caught_up_replica_status(mariadb_replica)
+    mariadb_replica.execute("STOP SLAVE SQL_THREAD")
+    try:
+        with running_exporter(f"--config.my-cnf={user.my_cnf}", "--no-collect.host") as exporter:
+            scrape = exporter.scrape(f"/probe?target=127.0.0.1:{mariadb_replica.port}")
+    finally:
+        mariadb_replica.execute("START SLAVE SQL_THREAD")
+    labels = {"master_host": "127.0.0.1", "master_uuid": "", "channel_name": "", "connection_name": ""}
+    assert scrape.value("mysql_slave_status_slave_sql_running", **labels) == 0.0
+    # NULL lag: mysqld_exporter exports no sample, so `seconds_behind_master > N` cannot misfire ...
+    assert tuple(sorted(labels.items())) not in scrape.samples.get("mysql_slave_status_seconds_behind_master", {})
+    # ... and our own series says NULL explicitly (NaN), rather than disappearing.
+    assert math.isnan(scrape.value("mysql_replica_seconds_behind_source", channel=""))
 
 
 def test_tls_and_basic_auth(mariadb, monitoring_user, tmp_path):
@@ -323,3 +341,57 @@ def test_compatible_with_mysqld_exporter(mariadb, monitoring_user, tmp_path):
         assert ours.types[name] == theirs.types[name], name
         if not name.startswith("mysql_info_schema_processlist"):
             assert ours.labels.get(name, set()) == theirs.labels.get(name, set()), name
+
+
+def test_prometheus_scrapes_and_queries(mariadb, monitoring_user, tmp_path):
+    """A real Prometheus server scrapes the exporter every second; PromQL sees the workload."""
+    prometheus = shutil.which("prometheus")
+    if prometheus is None:
+        pytest.skip("prometheus not installed (Debian package prometheus)")
+    import json
+    import urllib.parse
+    import urllib.request
+
+    from agents.throwaway import free_loopback_port
+
+    with running_exporter(f"--config.my-cnf={monitoring_user.my_cnf}", "--no-collect.host") as exporter:
+        port = free_loopback_port()
+        config = tmp_path / "prometheus.yml"
+        config.write_text(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+            "scrape_configs:\n  - job_name: mysql\n"
+            f"    static_configs:\n      - targets: ['{exporter.url.removeprefix('http://')}']\n")
+        process = subprocess.Popen(
+            [prometheus, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'data'}",
+             f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def query(promql: str) -> list:
+            url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": promql})
+            try:
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    return json.load(response)["data"]["result"]
+            except OSError:
+                return []
+
+        try:
+            deadline = time.monotonic() + 90
+            result: list = []
+            conn = mariadb.connect(autocommit=True)
+            try:
+                while not result and time.monotonic() < deadline:
+                    with conn.cursor() as cursor:
+                        for _ in range(50):
+                            cursor.execute("SELECT 1")
+                    time.sleep(0.5)
+                    result = query('rate(mysql_global_status_commands_total{command="select"}[1m]) > 0')
+            finally:
+                conn.close()
+            assert result, "Prometheus never saw SELECTs through the exporter"
+            assert result[0]["metric"]["job"] == "mysql"
+            assert query('mysql_up{job="mysql"} == 1')
+            assert query('up{job="mysql"} == 1')
+            assert query('mysql_exporter_collector_success{collector="collect.global_status"} == 1')
+        finally:
+            process.terminate()
+            process.wait(timeout=30)

@@ -1,0 +1,92 @@
+"""Target bookkeeping on hand-built snapshots: not-local host metrics, deadlines, error counting."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from agents.catalog import load_catalog
+from agents.exporter.collectors import BY_NAME, CompatOptions
+from agents.exporter.exposition import scrape_families
+from agents.exporter.targets import Target
+from agents.snapshot import ServerInfo, Snapshot, SourceStatus
+
+
+class ScriptedCollector:
+    """Answers collect() with snapshots built by the test (no MySQL involved)."""
+
+    def __init__(self, make_snapshot, release: threading.Event | None = None):
+        self.make_snapshot = make_snapshot
+        self.release = release
+        self.calls = 0
+
+    def collect(self, sources=None, deadline=None):
+        self.calls += 1
+        if self.release is not None:
+            self.release.wait(10)
+        return self.make_snapshot(sources)
+
+    def close(self):
+        pass
+
+
+def snapshot(sources, not_local=()):
+    snap = Snapshot(target="db:3306", up=True, server=ServerInfo("mariadb", (10, 11, 9), "10.11.9-MariaDB"))
+    snap.raw["global_status"] = {"Uptime": 42, "Com_select": 7}
+    for name in sources:
+        if name in not_local:
+            snap.sources[name] = SourceStatus(name, ok=False, duration_seconds=0.0, error="mysqld runs elsewhere",
+                                              reason="not_local")
+        else:
+            snap.sources[name] = SourceStatus(name, ok=True, duration_seconds=0.001, statements=1)
+    return snap
+
+
+def families_by_name(outcome, target):
+    families = scrape_families(outcome, target.counters, load_catalog(), CompatOptions(), True)
+    return {f.name: f for f in families}
+
+
+def test_host_collector_off_when_not_local_and_logged_once(caplog):
+    collectors = (BY_NAME["global_status"], BY_NAME["host"])
+    target = Target("db:3306", ScriptedCollector(lambda s: snapshot(s, not_local={"host", "process"})))
+    with caplog.at_level(logging.INFO, logger="agents.exporter.targets"):
+        for _ in range(2):
+            outcome = target.scrape(collectors, time.monotonic() + 5)
+    success = families_by_name(outcome, target)["mysql_exporter_collector_success"]
+    assert {s.labels["collector"]: s.value for s in success.samples} == {"collect.global_status": 1.0}
+    assert len([r for r in caplog.records if "does not run on the database host" in r.message]) == 1
+    assert not target.counters.errors
+
+
+def test_deadline_without_collection_shows_no_values():
+    release = threading.Event()
+    collectors = (BY_NAME["global_status"],)
+    target = Target("db:3306", ScriptedCollector(snapshot, release), interrupt_grace=0.05)
+    outcome = target.scrape(collectors, time.monotonic() + 0.3)
+    release.set()
+    assert outcome.record is None
+    names = families_by_name(outcome, target)
+    assert "mysql_global_status_uptime" not in names
+    assert [s.value for s in names["mysql_exporter_collector_success"].samples] == [0.0]
+    assert target.counters.errors[("collect.global_status", "deadline")] == 1
+
+
+def test_failed_source_is_counted_once_per_collection_with_its_reason():
+    def failing(sources):
+        snap = snapshot(sources)
+        snap.sources["replication"] = SourceStatus("replication", ok=False, duration_seconds=0.0,
+                                                   error="ERROR 1227", reason="privilege")
+        return snap
+
+    collectors = (BY_NAME["global_status"], BY_NAME["slave_status"])
+    target = Target("db:3306", ScriptedCollector(failing), min_interval=60)
+    for _ in range(3):  # one collection, two scrapes served from it
+        outcome = target.scrape(collectors, time.monotonic() + 5)
+    assert target.counters.errors == {("collect.slave_status", "privilege"): 1}
+    assert target.counters.scrapes == 3 and target.collector.calls == 1
+    names = families_by_name(outcome, target)
+    assert names["mysql_global_status_uptime"].samples[0].value == 42.0
+    last = names["mysql_exporter_last_success_timestamp_seconds"]
+    assert {s.labels["collector"] for s in last.samples} == {"collect.global_status"}
