@@ -47,7 +47,8 @@ def _spin_line(state: ScanState, kind: str, spins, rounds, os_waits) -> None:
     for field, number in (("spin_waits", spins), ("spin_rounds", rounds), ("os_waits", os_waits)):
         if number is not None:
             values[f"innodb_sem_{kind}_{field}"] = number
-            # The original summed every mutex/RW line into spin_waits, spin_rounds and os_waits.
+            # Totals over the mutex line and every RW line, in both the 5.0/5.1 and the 5.5+ forms
+            # (the original agent missed the 5.5+ RW lines: legacy fix (d)).
             state.add(f"innodb_sem_{field}", number)
 
 
