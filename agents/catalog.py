@@ -77,6 +77,9 @@ class LegacySnmp:
     oid: tuple[int, ...]
     key: str | None = None  # the original's key (legacy_key column of the reference TSV)
     opennms_alias: str | None = None
+    # Catalog names whose value the legacy object serves, first present wins, when this
+    # metric has none (e.g. an old-server-only InnoDB line and its modern equivalent).
+    fallback: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -180,6 +183,7 @@ def _legacy(raw: dict, legacy_root: tuple[int, ...], where: str) -> LegacySnmp:
             oid=legacy_root + (n,),
             key=raw.get("key"),
             opennms_alias=raw.get("opennms_alias"),
+            fallback=tuple(raw.get("fallback") or ()),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise CatalogError(f"{where}: bad snmp.legacy {raw!r}: {exc}") from exc
@@ -286,6 +290,9 @@ def validate(catalog: Catalog) -> None:
                     raise CatalogError(f"{where}: legacy type {legacy.type!r} not in {SNMP_TYPES}")
                 claim_oid(legacy.oid, m.name)
                 claim_snmp_name(legacy.name, m.name)
+                unknown = [name for name in legacy.fallback if name not in catalog]
+                if unknown:
+                    raise CatalogError(f"{where}: legacy fallback names unknown metrics {unknown}")
         if m.prometheus:
             if m.prometheus.type not in PROMETHEUS_TYPES:
                 raise CatalogError(f"{where}: Prometheus type {m.prometheus.type!r} not in {PROMETHEUS_TYPES}")

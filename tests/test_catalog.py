@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.catalog import CATALOG_PATH, format_oid, load_catalog, parse_oid
+from agents.catalog import CATALOG_PATH, CatalogError, format_oid, load_catalog, parse_catalog, parse_oid
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
 LEGACY_TSV = SHARED / "reference" / "mysql-snmp-legacy-objects.tsv"
@@ -119,6 +119,28 @@ def test_legacy_objects_read_the_key_the_original_read(catalog):
     for metric in catalog.legacy():
         if metric.source.kind in ("global_status", "global_variables"):
             assert metric.source.key == metric.snmp.legacy.key, metric.name
+
+
+def test_legacy_fallbacks_stand_in_for_the_same_quantity(catalog):
+    with_fallback = [m for m in catalog.legacy() if m.snmp.legacy.fallback]
+    assert with_fallback
+    for metric in with_fallback:
+        for name in metric.snmp.legacy.fallback:
+            other = catalog.by_name(name)
+            assert (other.kind, other.labels) == (metric.kind, ()), (metric.name, name)
+            assert other.source.kind == metric.source.kind
+
+
+def test_loader_rejects_a_fallback_to_an_unknown_metric(document):
+    broken = dict(document)
+    metrics = [dict(m) for m in document["metrics"]]
+    for m in metrics:
+        if m.get("snmp", {}).get("legacy", {}).get("fallback"):
+            m["snmp"] = {**m["snmp"], "legacy": {**m["snmp"]["legacy"], "fallback": ["no_such_metric"]}}
+            break
+    broken["metrics"] = metrics
+    with pytest.raises(CatalogError, match="no_such_metric"):
+        parse_catalog(broken)
 
 
 def test_legacy_145_keeps_its_oid_with_the_spelling_fixed(catalog):
