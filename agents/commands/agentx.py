@@ -54,8 +54,11 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run)
 
 
-def build_agent(args):
-    """(refresher, session) from the flags; raises ConfigError/ValueError on bad flags."""
+def build_agent(args, hooks=()):
+    """(collector, refresher, session) from the flags; raises ConfigError/ValueError on bad flags.
+
+    ``hooks`` run on each snapshot in the collection thread (e.g. the leak detector's
+    ``observe``); a hook can notify through ``session.submit_notify``."""
     from agents.agentx.refresher import ViewRefresher
     from agents.agentx.session import AgentXSession, MasterAddress
     from agents.agentx.view import TreeLayout
@@ -79,7 +82,7 @@ def build_agent(args):
         return collector.collect(deadline=time.monotonic() + timeout)
 
     refresher = ViewRefresher(collect, TreeLayout.from_catalog(catalog, legacy_root), args.refresh,
-                              collector.settings.target)
+                              collector.settings.target, list(hooks))
     session = AgentXSession(address, refresher.current_view, [legacy_root, new_root],
                             agent_id=legacy_root[:-1], ping_interval=args.ping_interval)
     return collector, refresher, session
