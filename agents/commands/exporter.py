@@ -28,11 +28,13 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from agents.catalog import CatalogError, load_catalog
     from agents.connection import ConfigError
-    from agents.exporter.flags import config_from_args
+    from agents.exporter.flags import config_from_args, ignored_flags
     from agents.exporter.server import ExporterApp, serve
     from agents.exporter.web_config import WebConfigError, load_web_config
 
     config = config_from_args(args)
+    for flag in ignored_flags(args):
+        log.warning("%s: not implemented by this exporter; ignored", flag)
     try:
         web = load_web_config(config.web_config_file)
         catalog = load_catalog()

@@ -121,3 +121,23 @@ def select(enabled: dict[str, bool], requested: list[str] | None = None) -> tupl
         if filtered:
             return filtered
     return chosen
+
+
+# mysqld_exporter collectors (and their options) not implemented here.  Their flags
+# are accepted so a command line written for mysqld_exporter starts; the exporter
+# says at start-up which ones it ignores.
+UNSUPPORTED_COLLECTORS = (
+    "auto_increment.columns", "engine_tokudb_status", "info_schema.clientstats", "info_schema.innodb_cmp",
+    "info_schema.innodb_cmpmem", "info_schema.innodb_tablespaces", "info_schema.query_response_time",
+    "info_schema.replica_host", "info_schema.schemastats", "info_schema.tables", "info_schema.tablestats",
+    "info_schema.userstats", "mysql.user", "perf_schema.eventsstatements", "perf_schema.eventsstatementssum",
+    "perf_schema.eventswaits", "perf_schema.file_events", "perf_schema.file_instances",
+    "perf_schema.indexiowaits", "perf_schema.replication_applier_status_by_worker",
+    "perf_schema.replication_group_member_stats", "perf_schema.replication_group_members",
+    "perf_schema.tableiowaits", "perf_schema.tablelocks", "mysql.user.privileges",
+)
+UNSUPPORTED_OPTIONS = (
+    "info_schema.tables.databases", "perf_schema.eventsstatements.limit", "perf_schema.eventsstatements.timelimit",
+    "perf_schema.eventsstatements.digest_text_limit", "perf_schema.file_instances.filter",
+    "perf_schema.file_instances.remove_prefix",
+)

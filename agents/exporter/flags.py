@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from agents.exporter.collectors import COLLECTORS, CompatOptions
+from agents.exporter.collectors import COLLECTORS, UNSUPPORTED_COLLECTORS, UNSUPPORTED_OPTIONS, CompatOptions
 
 DEFAULT_LISTEN = ":9104"
 
@@ -29,8 +29,10 @@ def add_bool_flag(parser: argparse.ArgumentParser, name: str, default: bool, hel
     """``--name``, ``--name=false`` and ``--no-name``, all into one destination."""
     dest = name.replace(".", "_").replace("-", "_")
     state = "on" if default else "off"
+    if help_text != argparse.SUPPRESS:
+        help_text = f"{help_text} (default {state}; --no-{name} turns it off)"
     parser.add_argument(f"--{name}", dest=dest, nargs="?", const=True, default=default, type=parse_bool,
-                        metavar="BOOL", help=f"{help_text} (default {state}; --no-{name} turns it off)")
+                        metavar="BOOL", help=help_text)
     parser.add_argument(f"--no-{name}", dest=dest, action="store_false", help=argparse.SUPPRESS)
 
 
@@ -59,8 +61,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        metavar="SECONDS", help="session lock_wait_timeout, so a scrape never holds up DDL (default 2)")
     mysql.add_argument("--exporter.log_slow_filter", dest="log_slow_filter", nargs="?", const=True, default=False,
                        type=parse_bool, metavar="BOOL", help="accepted for compatibility; has no effect here")
-    mysql.add_argument("--exporter.max-open-conns", dest="max_open_conns", type=int, default=1, metavar="N",
-                       help="connections per target (default 1: one persistent connection, statements in turn)")
+    mysql.add_argument("--exporter.max-open-conns", dest="max_open_conns", type=int, default=2, metavar="N",
+                       help="connections per target (default 2: the persistent one that runs every statement, "
+                            "and a short-lived one opened only to KILL QUERY a statement still running at the "
+                            "scrape deadline; 1 disables that)")
     mysql.add_argument("--tls.insecure-skip-verify", dest="tls_insecure_skip_verify", nargs="?", const=True,
                        default=False, type=parse_bool, metavar="BOOL",
                        help="do not verify the MySQL server certificate")
@@ -79,6 +83,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     collectors = parser.add_argument_group("collectors")
     for collector in COLLECTORS:
         add_bool_flag(collectors, f"collect.{collector.name}", collector.default, collector.help)
+    for name in UNSUPPORTED_COLLECTORS:
+        add_bool_flag(collectors, f"collect.{name}", False, argparse.SUPPRESS)
+    for name in UNSUPPORTED_OPTIONS:
+        collectors.add_argument(f"--collect.{name}", dest=f"ignored_{name}", help=argparse.SUPPRESS)
     collectors.add_argument("--collect.heartbeat.database", dest="heartbeat_database", default="heartbeat",
                             metavar="DB", help="database of the pt-heartbeat table (default heartbeat)")
     collectors.add_argument("--collect.heartbeat.table", dest="heartbeat_table", default="heartbeat",
@@ -117,6 +125,16 @@ class ExporterConfig:
     heartbeat_table: str
     heartbeat_utc: bool
     compat: CompatOptions
+
+
+def ignored_flags(args: argparse.Namespace) -> list[str]:
+    """mysqld_exporter flags given on the command line that this exporter does not implement."""
+    flags = [f"--collect.{name}" for name in UNSUPPORTED_COLLECTORS
+             if getattr(args, f"collect_{name}".replace(".", "_"), False)]
+    flags += [f"--collect.{name}" for name in UNSUPPORTED_OPTIONS if getattr(args, f"ignored_{name}", None)]
+    if args.log_slow_filter:
+        flags.append("--exporter.log_slow_filter")
+    return flags
 
 
 def config_from_args(args: argparse.Namespace) -> ExporterConfig:

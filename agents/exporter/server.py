@@ -27,7 +27,7 @@ from agents.exporter.collectors import COLLECTORS, ExporterCollector, select
 from agents.exporter.encoding import encode
 from agents.exporter.exposition import scrape_families
 from agents.exporter.flags import ExporterConfig, parse_listen_address
-from agents.exporter.targets import Target, default_settings, probe_settings
+from agents.exporter.targets import Target, default_settings, probe_settings, without_certificate_check
 from agents.exporter.web_config import BasicAuthVerifier, WebConfig
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,10 @@ class ExporterApp:
         )
 
     def _target(self, name: str, settings: ConnectionSettings) -> Target:
-        return Target(name, self._collector_factory(settings), min_interval=self.config.min_interval)
+        if self.config.tls_insecure_skip_verify:
+            settings = without_certificate_check(settings)
+        return Target(name, self._collector_factory(settings), min_interval=self.config.min_interval,
+                      may_interrupt=self.config.max_open_conns >= 2)
 
     def default_target(self) -> Target:
         with self._lock:
@@ -106,7 +109,8 @@ class ExporterApp:
                 if len(self._probes) > MAX_PROBE_TARGETS:
                     _, evicted = self._probes.popitem(last=False)
         if evicted is not None:
-            evicted.close()
+            # Closing waits for a collection in progress: not on this request's time.
+            threading.Thread(target=evicted.close, name="close-target", daemon=True).start()
         return created
 
     def close(self) -> None:

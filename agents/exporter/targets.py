@@ -71,6 +71,13 @@ def default_settings(my_cnf: str | None, address: str | None, username: str | No
     return with_env_password(settings, environ)
 
 
+def without_certificate_check(settings: ConnectionSettings) -> ConnectionSettings:
+    """--tls.insecure-skip-verify: TLS to MySQL, but no check of the server's certificate."""
+    if settings.ssl_ca or (settings.ssl_mode or "").startswith("VERIFY") or settings.ssl_verify_server_cert:
+        return replace(settings, ssl_ca=None, ssl_mode="REQUIRED", ssl_verify_server_cert=False)
+    return settings
+
+
 def with_env_password(settings: ConnectionSettings, environ: dict[str, str]) -> ConnectionSettings:
     if not settings.password and environ.get(PASSWORD_ENV):
         return replace(settings, password=environ[PASSWORD_ENV])
@@ -134,11 +141,12 @@ class Target:
     """One MySQL server the exporter scrapes (the /metrics one, or a /probe target)."""
 
     def __init__(self, name: str, collector, *, min_interval: float = 0.0, interrupt_grace: float = 0.5,
-                 clock: Callable[[], float] = time.monotonic):
+                 may_interrupt: bool = True, clock: Callable[[], float] = time.monotonic):
         self.name = name
         self.collector = collector
         self.min_interval = min_interval
         self.interrupt_grace = interrupt_grace
+        self.may_interrupt = may_interrupt
         self._clock = clock
         self._lock = threading.Lock()
         self._inflight: dict[frozenset[str], tuple[Future, float]] = {}
@@ -181,7 +189,7 @@ class Target:
             record = future.result(timeout=max(0.0, deadline - grace - self._clock()))
         except FutureTimeout:
             # A collection joined from a scrape with a later deadline is left alone.
-            if source_deadline <= deadline - grace:
+            if self.may_interrupt and source_deadline <= deadline - grace:
                 self._interrupt_running_statement()
             try:
                 record = future.result(timeout=max(0.0, deadline - self._clock()))

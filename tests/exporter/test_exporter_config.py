@@ -12,15 +12,19 @@ import pytest
 
 from agents.connection import ConfigError, ConnectionSettings
 from agents.exporter import collectors
-from agents.exporter.flags import add_arguments, config_from_args, parse_listen_address
-from agents.exporter.targets import apply_address, default_settings, probe_settings
+from agents.exporter.flags import add_arguments, config_from_args, ignored_flags, parse_listen_address
+from agents.exporter.targets import apply_address, default_settings, probe_settings, without_certificate_check
 from agents.exporter.web_config import BasicAuthVerifier, WebConfigError, load_web_config, parse_web_config
 
 
-def parse(*argv: str):
+def parse_args(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    return config_from_args(parser.parse_args(list(argv)))
+    return parser.parse_args(list(argv))
+
+
+def parse(*argv: str):
+    return config_from_args(parse_args(*argv))
 
 
 # --------------------------------------------------------------------------- flags
@@ -50,6 +54,23 @@ def test_go_style_flags():
     assert config.heartbeat_utc and config.heartbeat_database == "hb"
     assert config.compat.processlist_by_user is False and config.compat.processlist_by_host is True
     assert config.min_interval == 5.0
+
+
+def test_mysqld_exporter_flags_we_do_not_implement_are_accepted_and_named():
+    args = parse_args("--collect.info_schema.tables", "--collect.info_schema.tables.databases=*",
+                      "--no-collect.info_schema.innodb_cmp", "--exporter.log_slow_filter")
+    assert ignored_flags(args) == ["--collect.info_schema.tables", "--collect.info_schema.tables.databases",
+                                   "--exporter.log_slow_filter"]
+    assert ignored_flags(parse_args()) == []
+
+
+def test_insecure_skip_verify_keeps_tls_without_the_check():
+    verified = ConnectionSettings(host="db", ssl_ca="/etc/ca.pem", ssl_mode="VERIFY_IDENTITY")
+    relaxed = without_certificate_check(verified)
+    assert relaxed.ssl_mode == "REQUIRED" and relaxed.ssl_ca is None
+    assert relaxed.pymysql_kwargs()["ssl"]["verify_mode"] == ssl.CERT_NONE
+    plain = ConnectionSettings(host="db")
+    assert without_certificate_check(plain) is plain
 
 
 def test_bad_boolean_is_an_error():
