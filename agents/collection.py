@@ -192,8 +192,8 @@ class Collector:
                 status, result = self._run(scraper, server, context)
             except MySQLUnavailable as exc:
                 log.warning("%s: lost the server during %s: %s", self.settings.target, scraper.name, exc)
-                return self._down(Snapshot(target=snapshot.target, timestamp=snapshot.timestamp), selected, str(exc),
-                                  "connection")
+                return self._down(Snapshot(target=snapshot.target, timestamp=snapshot.timestamp), selected,
+                                  f"{self.settings.target}: {exc}", "connection")
             snapshot.sources[scraper.name] = status
             if result is not None:
                 results[scraper.name] = result

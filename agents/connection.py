@@ -265,10 +265,6 @@ def server_info_from_version(version: str, comment: str = "") -> ServerInfo:
     return ServerInfo(flavour=flavour, version=parts, version_string=version, version_comment=comment or "")
 
 
-def is_mariadb(server: ServerInfo) -> bool:
-    return server.flavour == "mariadb"
-
-
 # --------------------------------------------------------------------------- errors
 
 # Server error codes grouped by what the collector does about them.
@@ -300,6 +296,8 @@ def classify_error(exc: BaseException, statement: str | None = None) -> QueryErr
 
     code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
     text = str(exc.args[1]) if len(exc.args) > 1 else str(exc)
+    if code in (2002, 2003):  # pymysql's text already says "Can't connect to MySQL server on ..."
+        return MySQLUnavailable(text, code=code)
     if isinstance(exc, pymysql.err.InterfaceError) or code in CONNECTION_ERRORS:
         return MySQLUnavailable(f"connection lost: {text}", code=code)
     if code in PRIVILEGE_ERRORS:

@@ -96,7 +96,7 @@ def run(args) -> int:
     with collector:
         snapshot = collector.collect()
     if not snapshot.up:
-        print(f"mysql-snmp collect: cannot collect from {snapshot.target}: {snapshot.error}", file=sys.stderr)
+        print(f"mysql-snmp collect: {snapshot.error}", file=sys.stderr)  # the error names the target
         return 1
     print(json.dumps(snapshot_document(snapshot, include_raw=args.raw), indent=2, default=str)
           if args.json else format_snapshot(snapshot))

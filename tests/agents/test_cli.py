@@ -137,7 +137,7 @@ def test_collect_unreachable_server_is_one_line_exit_1(capsys, tmp_path):
     my_cnf.chmod(0o600)
     code, out, err = cli(capsys, "collect", "--my-cnf", str(my_cnf))
     assert code == 1 and out == ""
-    assert f"cannot collect from 127.0.0.1:{port}" in one_line(err)
+    assert f"mysql-snmp collect: 127.0.0.1:{port}: Can't connect to MySQL server" in one_line(err)
 
 
 def test_collect_broken_config_names_file_and_key(capsys, tmp_path):
