@@ -152,7 +152,10 @@ class _Parser:
         quotable = False  # inside a deadlock / FK error block, where statements are quoted verbatim
         while index < count:
             line = lines[index]
-            first = line[:1]
+            if not line:  # blank lines carry nothing (lock dumps are full of them)
+                index += 1
+                continue
+            first = line[0]
             if first == "-" and index + 1 < count and _is_dashes(line):
                 title = lines[index + 1].strip()
                 # "END OF ..." needs no closing line: its "====" line may be the unterminated last one
