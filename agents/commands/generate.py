@@ -1,0 +1,48 @@
+"""``mysql-snmp generate``: write (or check) the files generated from the catalog."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EPILOG = """\
+The MIB (mibs/), the OpenNMS thresholds and events (opennms/) and the Prometheus alert
+rules with their promtool tests (grafana/) are generated from agents/catalog.yaml and
+committed.  After editing the catalog:
+
+  mysql-snmp generate            # rewrite what changed, list it
+  mysql-snmp generate --check    # exit 1 and list the stale files (what CI runs)
+"""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "generate",
+        help="regenerate the MIB, OpenNMS and Prometheus files from the catalog",
+        description="Write every file derived from the metric catalog, or check that the committed ones are current.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file is stale")
+    parser.add_argument("--root", type=Path, default=None,
+                        help="repository root to write into (default: this checkout)")
+    parser.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    from agents.catalog import load_catalog
+    from agents.generate import REPO_ROOT, stale_files, write_all
+
+    root = args.root or REPO_ROOT
+    catalog = load_catalog()
+    if args.check:
+        stale = stale_files(catalog, root)
+        for path in stale:
+            print(f"stale: {path}", file=sys.stderr)
+        if stale:
+            print("run 'mysql-snmp generate' and commit the result", file=sys.stderr)
+        return 1 if stale else 0
+    for path in write_all(catalog, root):
+        print(f"wrote {path}")
+    return 0

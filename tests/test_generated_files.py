@@ -1,0 +1,25 @@
+"""The committed MIB, OpenNMS and alert-rule files are what the catalog generates."""
+
+from agents.catalog import load_catalog
+from agents.cli import main
+from agents.generate import generated_files, stale_files
+
+
+def test_committed_generated_files_are_current():
+    assert stale_files(load_catalog()) == [], "run 'mysql-snmp generate' and commit the result"
+
+
+def test_generate_writes_every_file_into_an_empty_tree(tmp_path):
+    assert main(["generate", "--root", str(tmp_path)]) == 0
+    expected = generated_files(load_catalog())
+    assert {"mibs/MYSQL-SERVER-MIB.txt"} <= set(expected)
+    for path, content in expected.items():
+        assert (tmp_path / path).read_text() == content
+    assert main(["generate", "--check", "--root", str(tmp_path)]) == 0
+
+
+def test_generate_check_reports_a_stale_file(tmp_path, capsys):
+    main(["generate", "--root", str(tmp_path)])
+    (tmp_path / "mibs/MYSQL-SERVER-MIB.txt").write_text("stale\n")
+    assert main(["generate", "--check", "--root", str(tmp_path)]) == 1
+    assert "stale: mibs/MYSQL-SERVER-MIB.txt" in capsys.readouterr().err
