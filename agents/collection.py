@@ -296,7 +296,9 @@ def map_to_catalog(catalog: Catalog, results_by_kind: Mapping[str, Sequence[Sour
             if key in result.values:
                 snapshot.values[metric.name] = result.values[key]
                 break
-            index = lowered.setdefault(id(result), {k.lower(): v for k, v in result.values.items()})
+            index = lowered.get(id(result))
+            if index is None:  # built once per result, and only when a key needs it
+                index = lowered[id(result)] = {k.lower(): v for k, v in result.values.items()}
             if key.lower() in index:
                 snapshot.values[metric.name] = index[key.lower()]
                 break
