@@ -80,6 +80,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       metavar="SECONDS", help="longest one statement may run before the server aborts it "
                                               "(default 5)")
 
+    cost.add_argument("--exporter.leak-config", dest="leak_config", metavar="FILE",
+                      help="YAML file whose leak: section configures the memory leak detector "
+                           "(mysql_leak_*; default settings without it)")
+    add_bool_flag(cost, "exporter.leak-detector", True, "run the memory leak detector on the /metrics target")
+
     collectors = parser.add_argument_group("collectors")
     for collector in COLLECTORS:
         add_bool_flag(collectors, f"collect.{collector.name}", collector.default, collector.help)
@@ -118,6 +123,8 @@ class ExporterConfig:
     max_open_conns: int
     tls_insecure_skip_verify: bool
     min_interval: float
+    leak_detector: bool
+    leak_config: str | None
     scrape_timeout: float
     collector_timeout: float
     enabled: dict[str, bool]
@@ -151,6 +158,8 @@ def config_from_args(args: argparse.Namespace) -> ExporterConfig:
         max_open_conns=max(1, args.max_open_conns),
         tls_insecure_skip_verify=args.tls_insecure_skip_verify,
         min_interval=max(0.0, args.min_interval),
+        leak_detector=args.exporter_leak_detector,
+        leak_config=args.leak_config,
         scrape_timeout=args.scrape_timeout,
         collector_timeout=args.collector_timeout,
         enabled=enabled,

@@ -18,8 +18,11 @@ import socket
 import threading
 import time
 from collections import OrderedDict
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+import yaml
 
 from agents.catalog import Catalog
 from agents.connection import ConfigError, ConnectionSettings
@@ -74,11 +77,32 @@ class ExporterApp:
             host_metrics="auto" if "host" in names else "off",
         )
 
-    def _target(self, name: str, settings: ConnectionSettings) -> Target:
+    def _target(self, name: str, settings: ConnectionSettings, observers=()) -> Target:
         if self.config.tls_insecure_skip_verify:
             settings = without_certificate_check(settings)
         return Target(name, self._collector_factory(settings), min_interval=self.config.min_interval,
-                      may_interrupt=self.config.max_open_conns >= 2)
+                      may_interrupt=self.config.max_open_conns >= 2, observers=observers)
+
+    def _leak_detectors(self) -> list:
+        """The leak detector of the /metrics target (its history is that server's)."""
+        if not self.config.leak_detector:
+            return []
+        from agents.leak.config import LeakConfigError
+        from agents.leak.detector import LeakDetector
+
+        section = None
+        if self.config.leak_config:
+            try:
+                document = yaml.safe_load(Path(self.config.leak_config).read_text()) or {}
+            except (OSError, yaml.YAMLError) as exc:
+                raise ConfigError(f"{self.config.leak_config}: {exc}") from None
+            if not isinstance(document, dict):
+                raise ConfigError(f"{self.config.leak_config}: not a YAML mapping")
+            section = document.get("leak")
+        try:
+            return [LeakDetector(section)]
+        except LeakConfigError as exc:
+            raise ConfigError(f"{self.config.leak_config}: {exc}") from None
 
     def default_target(self) -> Target:
         with self._lock:
@@ -86,7 +110,7 @@ class ExporterApp:
                 settings = default_settings(self.config.my_cnf, self.config.mysqld_address,
                                             self.config.mysqld_username, self.environ)
                 log.info("/metrics target: %s", settings)
-                self._default = self._target(settings.target, settings)
+                self._default = self._target(settings.target, settings, self._leak_detectors())
             return self._default
 
     def probe_target(self, target: str, auth_module: str) -> Target:

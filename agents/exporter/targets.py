@@ -23,7 +23,7 @@ from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from agents.connection import ConfigError, ConnectionSettings, PASSWORD_ENV, parse_port, settings_from_my_cnf
 from agents.exporter.collectors import ExporterCollector
@@ -141,9 +141,12 @@ class Target:
     """One MySQL server the exporter scrapes (the /metrics one, or a /probe target)."""
 
     def __init__(self, name: str, collector, *, min_interval: float = 0.0, interrupt_grace: float = 0.5,
-                 may_interrupt: bool = True, clock: Callable[[], float] = time.monotonic):
+                 may_interrupt: bool = True, observers: Sequence = (), clock: Callable[[], float] = time.monotonic):
         self.name = name
         self.collector = collector
+        # Objects with observe(snapshot) / close(), e.g. the leak detector: they see each
+        # collection once, in the collecting thread, and may add values to it.
+        self.observers = tuple(observers)
         self.min_interval = min_interval
         self.interrupt_grace = interrupt_grace
         self.may_interrupt = may_interrupt
@@ -163,6 +166,8 @@ class Target:
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
         self.collector.close()
+        for observer in self.observers:
+            observer.close()
 
     def scrape(self, collectors: tuple[ExporterCollector, ...], deadline: float) -> ScrapeOutcome:
         """Collect (or join / reuse a collection) for ``collectors``, waiting at most until ``deadline``."""
@@ -233,6 +238,11 @@ class Target:
     def _collect(self, sources: frozenset[str], collectors: tuple[ExporterCollector, ...],
                  source_deadline: float) -> CollectionRecord:
         snapshot = self.collector.collect(set(sources), deadline=source_deadline)
+        for observer in self.observers:
+            try:
+                observer.observe(snapshot)
+            except Exception:  # an observer's bug must not cost the scrape
+                log.exception("%s: %s failed on this collection", self.name, type(observer).__name__)
         own_thread = getattr(getattr(self.collector, "connection", None), "thread_id", None)
         record = CollectionRecord(snapshot, collectors, self._clock(), own_thread)
         self._account(record)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import base64
 import ssl
+import tempfile
 import threading
 import urllib.error
 import urllib.request
@@ -82,9 +83,14 @@ def running_exporter(*flags: str, web_config: Path | None = None,
                      environ: dict[str, str] | None = None) -> Iterator[RunningExporter]:
     """The exporter with mysqld_exporter-style ``flags``, serving on a free loopback port."""
     port = free_loopback_port()
+    state_dir = tempfile.TemporaryDirectory(prefix="exporter-leak-")
+    leak_config = Path(state_dir.name) / "leak.yml"
+    # The leak detector's history goes to a temp dir, not /var/lib/mysql-snmp.
+    leak_config.write_text(f"leak:\n  state_file: {Path(state_dir.name) / 'leak-state.json'}\n")
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    config = config_from_args(parser.parse_args([f"--web.listen-address=127.0.0.1:{port}", *flags]))
+    config = config_from_args(parser.parse_args([f"--web.listen-address=127.0.0.1:{port}",
+                                                 f"--exporter.leak-config={leak_config}", *flags]))
     web = load_web_config(web_config)
     app = ExporterApp(config, load_catalog(), web, environ=environ or {})
     servers = make_servers(app)
@@ -101,3 +107,4 @@ def running_exporter(*flags: str, web_config: Path | None = None,
             server.shutdown()
             server.server_close()
         app.close()
+        state_dir.cleanup()

@@ -74,6 +74,9 @@ def test_metrics_agree_with_sql(mariadb, monitoring_user):
         rss = psutil.Process(mariadb.pid).memory_info().rss
         assert scrape.value("mysql_process_resident_memory_bytes") == pytest.approx(rss, rel=0.2)
         assert scrape.value("mysql_host_cpus") == float(psutil.cpu_count())
+        # The leak detector watches mysqld's memory from the first collection on.
+        states = scrape.samples.get("mysql_leak_state", {})
+        assert (("series", "process_resident_memory_bytes"),) in states, list(states)
 
 
 def test_promtool_accepts_every_collector(mariadb, monitoring_user):
