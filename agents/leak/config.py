@@ -75,7 +75,7 @@ class LeakConfig:
     min_coverage: float = 0.6
     # Mann-Kendall Z above which growth is significant (3.09: p < 0.001 one-sided).
     significance_z: float = 3.09
-    # Increments larger than this many times the 90th percentile increment are steps.
+    # Increments larger than this many times the median increment (or the resolution) are steps.
     step_factor: float = 8.0
     # Baseline: the history the current level is compared with.
     baseline_seconds: float = 7 * 86400.0

@@ -5,9 +5,9 @@
 - Mann-Kendall test: does the series rise more often than chance allows?  A rank
   test, so it needs no assumption about the noise distribution.  Ties (a dictionary
   cache that does not move for minutes) are corrected for, as in Kendall (1975).
-- Step removal: a one-off jump (schema deployment, restart) between two samples is an
-  outlier among the increments; replacing it by a typical increment keeps the
-  trend of what happened before and after the jump.
+- Steps: a one-off jump (schema deployment, restart) between two samples is an outlier
+  among the increments; the statistics then use only pairs of points on the same side
+  of it, so the jump counts for nothing and the trends before and after it still count.
 
 Windows here are kept to a few dozen points (the detector bins samples first), so
 the O(n^2) pair loops stay cheap.
@@ -30,45 +30,31 @@ def median(values: Sequence[float]) -> float:
     return (ordered[middle - 1] + ordered[middle]) / 2.0
 
 
-def quantile(values: Sequence[float], q: float) -> float:
-    """Linear-interpolated quantile, q in [0, 1]."""
-    if not values:
-        raise ValueError("quantile of an empty sequence")
-    ordered = sorted(values)
-    position = q * (len(ordered) - 1)
-    low = math.floor(position)
-    high = math.ceil(position)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
-def theil_sen_slope(times: Sequence[float], values: Sequence[float]) -> float:
-    """Median of the slopes of all pairs with distinct times (units of value per unit of time)."""
-    slopes = []
-    n = len(times)
-    for i in range(n - 1):
+def _pair_slopes(times: Sequence[float], values: Sequence[float], lo: int, hi: int, out: list[float]) -> None:
+    for i in range(lo, hi - 1):
         ti, vi = times[i], values[i]
-        for j in range(i + 1, n):
+        for j in range(i + 1, hi):
             dt = times[j] - ti
             if dt != 0:
-                slopes.append((values[j] - vi) / dt)
+                out.append((values[j] - vi) / dt)
+
+
+def theil_sen_slope(times: Sequence[float], values: Sequence[float], segments: Sequence[tuple[int, int]] | None = None) -> float:
+    """Median of the slopes of all pairs with distinct times (value per unit of time).
+
+    With ``segments`` (half-open index ranges), only pairs inside one segment count: a
+    step between segments then contributes nothing, instead of a guess of its size.
+    """
+    slopes: list[float] = []
+    for lo, hi in segments or ((0, len(times)),):
+        _pair_slopes(times, values, lo, hi, slopes)
     if not slopes:
         raise ValueError("Theil-Sen slope needs two points at distinct times")
     return median(slopes)
 
 
-def theil_sen_intercept(times: Sequence[float], values: Sequence[float], slope: float) -> float:
-    return median([v - slope * t for t, v in zip(times, values)])
-
-
-def mann_kendall_z(values: Sequence[float]) -> float:
-    """Mann-Kendall Z score (normal approximation with tie correction and continuity correction).
-
-    Positive Z: the series rises; Z above 3.09 is significant at p < 0.001 (one-sided).
-    Values must be in time order.  Returns 0.0 when the series has no variance.
-    """
+def _kendall_s_and_variance(values: Sequence[float]) -> tuple[int, float]:
     n = len(values)
-    if n < 3:
-        return 0.0
     s = 0
     for i in range(n - 1):
         vi = values[i]
@@ -82,7 +68,23 @@ def mann_kendall_z(values: Sequence[float]) -> float:
     for v in values:
         counts[v] = counts.get(v, 0) + 1
     tie_term = sum(c * (c - 1) * (2 * c + 5) for c in counts.values() if c > 1)
-    variance = (n * (n - 1) * (2 * n + 5) - tie_term) / 18.0
+    return s, (n * (n - 1) * (2 * n + 5) - tie_term) / 18.0
+
+
+def mann_kendall_z(values: Sequence[float], segments: Sequence[tuple[int, int]] | None = None) -> float:
+    """Mann-Kendall Z score (normal approximation with tie correction and continuity correction).
+
+    Positive Z: the series rises; Z above 3.09 is significant at p < 0.001 (one-sided).
+    Values must be in time order.  With ``segments``, S and its variance are summed over
+    the segments (each a Kendall test of its own), so a step between them counts for nothing.
+    Returns 0.0 when the series has no variance.
+    """
+    s, variance = 0, 0.0
+    for lo, hi in segments or ((0, len(values)),):
+        if hi - lo >= 2:
+            part_s, part_variance = _kendall_s_and_variance(values[lo:hi])
+            s += part_s
+            variance += part_variance
     if variance <= 0:
         return 0.0
     if s > 0:
@@ -92,32 +94,27 @@ def mann_kendall_z(values: Sequence[float]) -> float:
     return 0.0
 
 
-def remove_steps(values: Sequence[float], step_factor: float, resolution: float) -> tuple[list[float], float]:
-    """Replace one-off jumps between consecutive points by a typical increment.
+def find_steps(values: Sequence[float], step_factor: float, resolution: float) -> list[int]:
+    """Indices where a one-off jump lands (the jump is between index-1 and index).
 
-    An increment is a step when it exceeds ``step_factor`` times the 90th percentile of
-    the absolute increments (floored at ``resolution``, the smallest meaningful change of
-    the series, so a series that is flat except for one jump still sees the jump as a step).
-    The 90th percentile rather than the median: a slow leak that grows in 8 KiB blocks shows
-    mostly zero increments, and its blocks must not be mistaken for steps.
-
-    Returns the adjusted series (same first value) and the sum of the removed steps.
+    An increment is a step when it exceeds ``step_factor`` times the median absolute
+    increment, floored at ``resolution``: the smallest meaningful change of the series.
+    The floor matters twice: a series flat except for one jump still sees the jump as a
+    step, and a slow leak that grows in 8 KiB heap blocks (mostly zero increments, a block
+    now and then) does not see its blocks as steps.  The median, not a higher quantile,
+    so that several deployments in one window are all recognised.
     """
     if len(values) < 3:
-        return list(values), 0.0
+        return []
     increments = [b - a for a, b in zip(values, values[1:])]
-    scale = max(quantile([abs(d) for d in increments], 0.9), resolution)
+    scale = max(median([abs(d) for d in increments]), resolution)
     threshold = step_factor * scale
-    ordinary = [d for d in increments if abs(d) <= threshold]
-    typical = median(ordinary) if ordinary else 0.0
-    adjusted = [float(values[0])]
-    removed = 0.0
-    for d in increments:
-        if abs(d) > threshold:
-            removed += d - typical
-            d = typical
-        adjusted.append(adjusted[-1] + d)
-    return adjusted, removed
+    return [i + 1 for i, d in enumerate(increments) if abs(d) > threshold]
+
+
+def segments_between(steps: Sequence[int], length: int) -> list[tuple[int, int]]:
+    bounds = [0, *steps, length]
+    return [(lo, hi) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
 
 
 @dataclass(frozen=True)
@@ -128,7 +125,7 @@ class Trend:
     z: float
     points: int
     span_seconds: float
-    steps_removed: float
+    steps: int  # one-off jumps left out of the estimate
 
     @property
     def rate_per_hour(self) -> float:
@@ -145,16 +142,21 @@ def estimate_trend(
     step_factor: float = 8.0,
     resolution: float = 1.0,
 ) -> Trend:
-    """Step-adjusted Theil-Sen slope and Mann-Kendall Z of time-ordered points."""
+    """Theil-Sen slope and Mann-Kendall Z of time-ordered points, one-off steps left out."""
     if len(times) != len(values):
         raise ValueError("times and values differ in length")
     if len(times) < 3:
         raise ValueError("a trend needs at least three points")
-    adjusted, removed = remove_steps(values, step_factor, resolution)
+    steps = find_steps(values, step_factor, resolution)
+    segments = segments_between(steps, len(values))
+    try:
+        slope = theil_sen_slope(times, values, segments)
+    except ValueError:  # every segment a single point: nothing but steps
+        slope = 0.0
     return Trend(
-        slope_per_second=theil_sen_slope(times, adjusted),
-        z=mann_kendall_z(adjusted),
+        slope_per_second=slope,
+        z=mann_kendall_z(values, segments),
         points=len(times),
         span_seconds=times[-1] - times[0],
-        steps_removed=removed,
+        steps=len(steps),
     )

@@ -1,0 +1,110 @@
+"""Qualitative behaviour of one series' detector on short synthetic traces."""
+
+from agents.leak import synthetic
+from agents.leak.config import LeakConfig, series_config
+from agents.leak.series_detector import LEAKING, OK, STATE_NAMES, SUSPECT, SeriesDetector
+
+HOUR = synthetic.HOUR
+DAY = synthetic.DAY
+
+
+def run(trace, **series_overrides):
+    detector = SeriesDetector(trace.series, series_config(trace.series, **series_overrides), LeakConfig(state_file=None))
+    changes = []
+    for t, value, aux in trace.rows():
+        change = detector.feed(t, value, aux)
+        if change is not None:
+            reading = detector.reading()
+            changes.append((t, STATE_NAMES[change[1]], reading.reason, reading.rate_bytes_per_hour))
+    return detector, changes
+
+
+def first(changes, state):
+    return next((c for c in changes if c[1] == state), None)
+
+
+def test_seed_leak_is_leaking_unexplained_within_30_minutes():
+    trace = synthetic.dictionary_leak(days=0.3, onset=4 * HOUR)
+    detector, changes = run(trace)
+    leaking = first(changes, "leaking")
+    assert leaking is not None, changes
+    t, _, reason, rate = leaking
+    assert trace.onset < t <= trace.onset + 30 * 60
+    assert reason == "unexplained"
+    # the rate at detection is in the right range (the window still holds some flat past)
+    assert 0.5 * trace.rate_bytes_per_hour < rate < 1.5 * trace.rate_bytes_per_hour
+    assert detector.state == LEAKING
+    # an hour into the leak the Theil-Sen rate is within 10% of the truth
+    assert abs(detector.reading().rate_bytes_per_hour / trace.rate_bytes_per_hour - 1) < 0.10
+
+
+def test_table_growth_is_leaking_for_reason_tables_and_clears_when_it_stops():
+    trace = synthetic.table_growth(days=0.6, onset=4 * HOUR, hours=3)
+    detector, changes = run(trace)
+    leaking = first(changes, "leaking")
+    assert leaking is not None and leaking[2] == "tables", changes
+    assert changes[-1][1] == "ok" and changes[-1][0] > trace.onset + 3 * HOUR
+    assert detector.state == OK
+
+
+def test_no_leak_without_the_explanatory_series_is_unexplained():
+    trace = synthetic.table_growth(days=0.4, onset=4 * HOUR, hours=3)
+    trace.aux = None
+    _, changes = run(trace)
+    assert first(changes, "leaking")[2] == "unexplained"
+
+
+def test_steady_server_is_never_leaking():
+    _, changes = run(synthetic.steady_dictionary(days=1.0))
+    assert first(changes, "leaking") is None
+
+
+def test_adaptive_hash_warmup_after_restarts_is_never_leaking():
+    # first fill from an empty history, then a restart at 12 h and a second fill
+    _, changes = run(synthetic.ahi_warmup(days=1.5, restart_every_days=0.5))
+    assert first(changes, "leaking") is None
+
+
+def test_one_off_steps_are_never_leaking():
+    _, changes = run(synthetic.one_off_steps(days=2.0))
+    assert first(changes, "leaking") is None
+
+
+def test_table_churn_inside_the_cache_is_never_leaking():
+    _, changes = run(synthetic.table_churn(days=1.0))
+    assert first(changes, "leaking") is None
+
+
+def test_daily_cycle_from_the_trough_is_never_leaking():
+    _, changes = run(synthetic.daily_cycle_trough_start(days=2.0))
+    assert first(changes, "leaking") is None
+
+
+def test_rss_leak_forecast_is_within_25_percent():
+    # onset after 12 h: with less than a day of history the level must clear four times the
+    # baseline's range (8 MiB noise), which the 6 h window's growth does a few hours in
+    trace = synthetic.rss_leak(days=1.0, onset=12 * HOUR)
+    detector = SeriesDetector(trace.series, series_config(trace.series, limit_bytes=trace.limit_bytes),
+                              LeakConfig(state_file=None))
+    from agents.leak.detector import forecast
+
+    for t, value, _ in trace.rows():
+        detector.feed(t, value)
+    assert detector.state == LEAKING and detector.since < trace.onset + 6 * HOUR
+    seconds, limit = forecast(detector.reading(), detector.series, {})
+    truth = trace.true_time_to_limit(trace.times[-1])
+    assert limit == trace.limit_bytes
+    assert abs(seconds / truth - 1) < 0.25
+
+
+def test_samples_out_of_order_are_ignored_and_long_gaps_restart_the_windows():
+    detector = SeriesDetector("x", series_config("innodb_mem_dictionary_bytes"), LeakConfig(state_file=None))
+    detector.feed(100.0, 1e6)
+    assert detector.feed(50.0, 9e9) is None
+    assert detector.history.last_time == 100.0
+    for i in range(1, 200):
+        detector.feed(100.0 + 15 * i, 1e6)
+    assert len(detector.history.bins) > 40
+    detector.feed(100.0 + 15 * 200 + 7200, 1e6)  # two hours later
+    assert len(detector.history.bins) == 0
+    assert detector.state in (OK, SUSPECT)
