@@ -58,7 +58,7 @@ def go_command(my_cnf: Path, port: int, defaults: bool) -> list[str]:
 
 
 def our_command(my_cnf: Path, port: int, defaults: bool) -> list[str]:
-    command = [sys.executable, "/tmp/exp/inproc.py",
+    command = [sys.executable, "-m", "agents.cli", "--log-level=warning", "exporter",
                f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}"]
     if not defaults:
         command += [f"--collect.{name}" for name in COLLECTORS] + ["--no-collect.host"]
