@@ -1,0 +1,123 @@
+"""``mysql-snmp leak replay``: output format, robustness to unsorted rows, gaps and bad rows."""
+
+import argparse
+import io
+import json
+
+import pytest
+
+from agents.commands import leak as leak_command
+from agents.leak import synthetic
+from agents.leak.replay import TraceError, read_trace
+
+HOUR = synthetic.HOUR
+
+
+def run_cli(capsys, *argv):
+    parser = argparse.ArgumentParser(prog="mysql-snmp")
+    leak_command.register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["leak", "replay", *argv])
+    code = args.handler(args)
+    out, err = capsys.readouterr()
+    return code, [json.loads(line) for line in out.splitlines()], err
+
+
+def write_trace(path, trace, order=None, with_aux=True):
+    rows = list(trace.rows())
+    if order is not None:
+        rows = [rows[i] for i in order(len(rows))]
+    lines = ["timestamp,value,open_table_definitions" if with_aux else "timestamp,value"]
+    for t, value, aux in rows:
+        lines.append(f"{t:.0f},{value:.0f},{aux:.0f}" if with_aux else f"{t:.0f},{value:.0f}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_seed_leak_trace_prints_one_json_object_per_state_change(tmp_path, capsys):
+    trace = synthetic.dictionary_leak(days=0.25, onset=4 * HOUR)
+    path = tmp_path / "seed.csv"
+    write_trace(path, trace)
+    code, records, err = run_cli(capsys, "--input", str(path), "--series", "innodb_mem_dictionary_bytes")
+    assert code == 0 and err == ""
+    assert [r["state"] for r in records] == ["suspect", "leaking"]
+    for record in records:
+        assert set(record) == {"t", "state", "rate_bytes_per_hour", "reason"}
+        assert isinstance(record["t"], int)
+    leaking = records[-1]
+    assert trace.onset < leaking["t"] <= trace.onset + 1800
+    assert leaking["reason"] == "unexplained"
+    assert 0.5 < leaking["rate_bytes_per_hour"] / trace.rate_bytes_per_hour < 1.5
+
+
+def test_unsorted_rows_give_the_same_changes_as_sorted(tmp_path, capsys):
+    trace = synthetic.dictionary_leak(days=0.25, onset=4 * HOUR)
+    write_trace(tmp_path / "sorted.csv", trace)
+    write_trace(tmp_path / "reversed.csv", trace, order=lambda n: range(n - 1, -1, -1))
+    _, in_order, _ = run_cli(capsys, "--input", str(tmp_path / "sorted.csv"))
+    _, reversed_order, _ = run_cli(capsys, "--input", str(tmp_path / "reversed.csv"))
+    assert reversed_order == in_order and in_order
+
+
+def test_table_growth_trace_reports_reason_tables_and_forecast_with_a_limit(tmp_path, capsys):
+    trace = synthetic.table_growth(days=0.5, onset=4 * HOUR, hours=3)
+    path = tmp_path / "tables.csv"
+    write_trace(path, trace)
+    code, records, _ = run_cli(capsys, "--input", str(path), "--limit-bytes", str(1024**3))
+    assert code == 0
+    leaking = next(r for r in records if r["state"] == "leaking")
+    assert leaking["reason"] == "tables"
+    assert leaking["time_to_limit_seconds"] > 0
+    assert records[-1]["state"] == "ok" and records[-1]["reason"] == "none"
+
+
+def test_a_gap_restarts_the_windows_without_an_error(tmp_path, capsys):
+    trace = synthetic.steady_dictionary(days=0.3)
+    keep = [i for i, t in enumerate(trace.times) if not (2 * HOUR < t < 5 * HOUR)]
+    write_trace(tmp_path / "gap.csv", trace, order=lambda n: keep)
+    code, records, _ = run_cli(capsys, "--input", str(tmp_path / "gap.csv"))
+    assert code == 0
+    assert "leaking" not in [r["state"] for r in records]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("timestamp,value\n0,100\n15,abc\n", "bad.csv:3: value 'abc' is not a number"),
+    ("timestamp,value\n0,100\n\n15,1,2\n", "bad.csv:4: 3 fields, the header has 2"),
+    ("timestamp,value\n0,100\nx,5\n", "bad.csv:3: timestamp 'x' is not a number"),
+    ("timestamp,value\n0,100\n15,-4\n", "bad.csv:3: value '-4' is negative"),
+    ("timestamp,value\n0,100\n15,nan\n", "bad.csv:3: value 'nan' is not a finite number"),
+    ("timestamp,value\n0,100\n15,1\n0,3\n", "bad.csv:4: timestamp 0 repeats line 2"),
+    ("time_s,bytes\n0,100\n", "bad.csv:1: header ['time_s', 'bytes'] has no column timestamp or time or t"),
+    ("timestamp,value\n", "bad.csv: no samples after the header"),
+    ("", "bad.csv: empty trace"),
+])
+def test_bad_traces_exit_2_naming_the_line(tmp_path, capsys, content, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    code, records, err = run_cli(capsys, "--input", str(path))
+    assert code == 2 and records == []
+    assert message in err
+    assert err.count("\n") == 1  # one line, no traceback
+
+
+def test_missing_input_file_exits_2(tmp_path, capsys):
+    code, _, err = run_cli(capsys, "--input", str(tmp_path / "absent.csv"))
+    assert code == 2 and "cannot read" in err
+
+
+def test_read_trace_accepts_comments_blank_lines_and_empty_optional_cells():
+    samples = read_trace(io.StringIO("# recorded on db1\nTimestamp, Value, Open_Table_Definitions\n"
+                                     "30,200,\n\n15,100,7\n"), "t.csv")
+    assert [(s.t, s.value, s.aux, s.line) for s in samples] == [(15.0, 100.0, 7.0, 5), (30.0, 200.0, None, 3)]
+    with pytest.raises(TraceError):
+        read_trace(io.StringIO("timestamp,value\n1,inf\n"))
+
+
+def test_config_file_thresholds_apply(tmp_path, capsys):
+    trace = synthetic.dictionary_leak(days=0.25, onset=4 * HOUR)
+    write_trace(tmp_path / "seed.csv", trace)
+    (tmp_path / "agent.yml").write_text(
+        "leak:\n  series:\n    - name: innodb_mem_dictionary_bytes\n      min_rate_bytes_per_hour: 104857600\n")
+    code, records, _ = run_cli(capsys, "--input", str(tmp_path / "seed.csv"), "--config", str(tmp_path / "agent.yml"))
+    assert code == 0 and records == []  # 100 MiB/h minimum: the seed's 5.6 MiB/h is no leak
+    (tmp_path / "bad.yml").write_text("leak:\n  windows_seconds: []\n")
+    code, _, err = run_cli(capsys, "--input", str(tmp_path / "seed.csv"), "--config", str(tmp_path / "bad.yml"))
+    assert code == 2 and "windows_seconds" in err
