@@ -11,7 +11,7 @@ import pytest
 from agents.collection import Collector
 from agents.connection import MySQLConnection
 from agents.sources.heartbeat import HeartbeatOptions
-from agents.throwaway import ThrowawayMariaDB
+from agents.throwaway import ThrowawayMariaDB, free_loopback_port
 from tests.conftest import create_monitoring_user, root_settings, wait_for_replication
 
 pytestmark = pytest.mark.live
@@ -343,3 +343,46 @@ def test_sources_not_started_by_the_deadline_are_reported(root_collector):
     assert {s.reason for s in snapshot.sources.values()} == {"deadline"}
     assert all(s.statements == 0 for s in snapshot.sources.values())
     assert all(name.startswith("agent_") for name in snapshot.values)
+
+
+def test_unreadable_heartbeat_row_is_a_counted_parse_failure(mariadb):
+    mariadb.execute(
+        "CREATE DATABASE IF NOT EXISTS hb",
+        "CREATE TABLE IF NOT EXISTS hb.garbled (ts varchar(26) NOT NULL, server_id int unsigned PRIMARY KEY)",
+        "REPLACE INTO hb.garbled VALUES ('not a timestamp', 1)",
+    )
+    options = HeartbeatOptions(database="hb", table="garbled")
+    with Collector(root_settings(mariadb), sources={"global_status", "heartbeat"}, heartbeat=options) as collector:
+        snapshot = collector.collect()
+    status = snapshot.sources["heartbeat"]
+    assert (status.ok, status.reason, status.statements) == (False, "parse", 1)
+    assert "not a timestamp" in status.error
+    assert not any(name.startswith("heartbeat_") for name in snapshot.values)
+    assert snapshot.up and snapshot.sources["global_status"].ok and snapshot.values["agent_collection_errors"] == 1
+
+
+def test_every_replication_channel_is_reported(mariadb, mariadb_replica):
+    # A second, named source connection (MariaDB multi-source) to a port nobody listens on.
+    dead_port = free_loopback_port()
+    mariadb_replica.execute(
+        f"CHANGE MASTER 'second' TO MASTER_HOST='127.0.0.1', MASTER_PORT={dead_port}, MASTER_USER='repl',"
+        " MASTER_PASSWORD='x', MASTER_CONNECT_RETRY=1",
+        "START SLAVE 'second'",
+    )
+    try:
+        with Collector(root_settings(mariadb_replica), sources={"replication"}) as collector:
+            deadline = time.monotonic() + 10
+            snapshot = collector.collect()
+            while snapshot.series["replica_last_io_errno"].get((("channel", "second"),)) == 0 \
+                    and time.monotonic() < deadline:
+                time.sleep(0.1)
+                snapshot = collector.collect()
+    finally:
+        mariadb_replica.execute("STOP SLAVE 'second'", "RESET SLAVE 'second' ALL")
+    default, second = (("channel", ""),), (("channel", "second"),)
+    assert snapshot.values["replica_channels"] == 2
+    assert snapshot.series["replica_io_running"][default] == 1
+    assert snapshot.series["replica_io_running"][second] == 2  # "Connecting"
+    assert snapshot.series["replica_source_port"] == {default: mariadb.port, second: dead_port}
+    assert snapshot.series["replica_last_io_errno"][second] == 2003  # cannot connect
+    assert [row["Connection_name"] for row in snapshot.raw["replica_status"]] == ["", "second"]
