@@ -28,8 +28,9 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from agents.catalog import CatalogError, load_catalog
     from agents.connection import ConfigError
+    from agents.exporter.app import ExporterApp
     from agents.exporter.flags import config_from_args, ignored_flags
-    from agents.exporter.server import ExporterApp, serve
+    from agents.exporter.server import serve
     from agents.exporter.web_config import WebConfigError, load_web_config
 
     config = config_from_args(args)

@@ -18,7 +18,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from agents.catalog import load_catalog
 from agents.exporter.flags import add_arguments, config_from_args
-from agents.exporter.server import ExporterApp, make_servers
+from agents.exporter.app import ExporterApp
+from agents.exporter.server import make_servers
 from agents.exporter.web_config import load_web_config
 from agents.throwaway import free_loopback_port
 

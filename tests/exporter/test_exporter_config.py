@@ -13,7 +13,7 @@ import pytest
 from agents.connection import ConfigError, ConnectionSettings
 from agents.exporter import collectors
 from agents.exporter.flags import add_arguments, config_from_args, ignored_flags, parse_listen_address
-from agents.exporter.targets import apply_address, default_settings, probe_settings, without_certificate_check
+from agents.exporter.settings import apply_address, default_settings, probe_settings, without_certificate_check
 from agents.exporter.web_config import BasicAuthVerifier, WebConfigError, load_web_config, parse_web_config
 
 

@@ -1,0 +1,165 @@
+"""The exporter's state shared by all request threads: configuration, targets, auth, scraping.
+
+One Target per MySQL server: the /metrics one (from the option file and flags) and
+one per /probe target and auth module (at most MAX_PROBE_TARGETS, least recently
+used evicted).  A scrape picks the collectors (flags narrowed by ``collect[]``),
+sets its deadline from Prometheus' scrape timeout, and turns the target's
+collection into metric families.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+import yaml
+
+from agents.catalog import Catalog
+from agents.connection import ConfigError, ConnectionSettings
+from agents.exporter.collectors import COLLECTORS, ExporterCollector, select
+from agents.exporter.exposition import scrape_families
+from agents.exporter.flags import ExporterConfig
+from agents.exporter.settings import default_settings, probe_settings, without_certificate_check
+from agents.exporter.targets import Target
+from agents.exporter.web_config import BasicAuthVerifier, WebConfig
+
+log = logging.getLogger(__name__)
+
+SCRAPE_TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
+MAX_PROBE_TARGETS = 64
+
+
+class ExporterApp:
+    """Everything a request needs: configuration, targets, auth.  Shared by all handler threads."""
+
+    def __init__(self, config: ExporterConfig, catalog: Catalog, web: WebConfig, *, collector_factory=None,
+                 environ: dict[str, str] | None = None):
+        self.config = config
+        self.catalog = catalog
+        self.web = web
+        self.verifier = BasicAuthVerifier(web.users) if web.users else None
+        self.environ = dict(os.environ if environ is None else environ)
+        self._collector_factory = collector_factory or self._new_collector
+        self._lock = threading.Lock()
+        self._default: Target | None = None
+        self._probes: OrderedDict[tuple[str, str], Target] = OrderedDict()
+        self.enabled = tuple(c for c in COLLECTORS if config.enabled.get(c.name, c.default))
+
+    # ------------------------------------------------------------------ targets
+
+    def _new_collector(self, settings: ConnectionSettings):
+        from agents.collection import Collector
+        from agents.sources.heartbeat import HeartbeatOptions
+
+        names = {c.name for c in self.enabled}
+        heartbeat = None
+        if "heartbeat" in names:
+            heartbeat = HeartbeatOptions(self.config.heartbeat_database, self.config.heartbeat_table,
+                                         self.config.heartbeat_utc)
+        sources = {s for c in self.enabled for s in c.sources} - {"heartbeat"}
+        return Collector(
+            settings,
+            self.catalog,
+            sources,
+            statement_timeout=self.config.collector_timeout,
+            lock_wait_timeout=self.config.lock_wait_timeout,
+            heartbeat=heartbeat,
+            host_metrics="auto" if "host" in names else "off",
+        )
+
+    def _target(self, name: str, settings: ConnectionSettings, observers=()) -> Target:
+        if self.config.tls_insecure_skip_verify:
+            settings = without_certificate_check(settings)
+        return Target(name, self._collector_factory(settings), min_interval=self.config.min_interval,
+                      may_interrupt=self.config.max_open_conns >= 2, observers=observers)
+
+    def _leak_detectors(self) -> list:
+        """The leak detector of the /metrics target (its history is that server's)."""
+        if not self.config.leak_detector:
+            return []
+        from agents.leak.config import LeakConfigError
+        from agents.leak.detector import LeakDetector
+
+        section = None
+        if self.config.leak_config:
+            try:
+                document = yaml.safe_load(Path(self.config.leak_config).read_text()) or {}
+            except (OSError, yaml.YAMLError) as exc:
+                raise ConfigError(f"{self.config.leak_config}: {exc}") from None
+            if not isinstance(document, dict):
+                raise ConfigError(f"{self.config.leak_config}: not a YAML mapping")
+            section = document.get("leak")
+        try:
+            return [LeakDetector(section)]
+        except LeakConfigError as exc:
+            raise ConfigError(f"{self.config.leak_config}: {exc}") from None
+
+    def default_target(self) -> Target:
+        with self._lock:
+            if self._default is None:
+                settings = default_settings(self.config.my_cnf, self.config.mysqld_address,
+                                            self.config.mysqld_username, self.environ)
+                log.info("/metrics target: %s", settings)
+                self._default = self._target(settings.target, settings, self._leak_detectors())
+            return self._default
+
+    def probe_target(self, target: str, auth_module: str) -> Target:
+        key = (target, auth_module)
+        with self._lock:
+            existing = self._probes.get(key)
+            if existing is not None:
+                self._probes.move_to_end(key)
+                return existing
+        settings = probe_settings(self.config.my_cnf, target, auth_module, self.environ)
+        created = self._target(f"{target} ({auth_module})", settings)
+        evicted = None
+        with self._lock:
+            existing = self._probes.get(key)
+            if existing is not None:  # another thread won the race
+                evicted = created
+                created = existing
+            else:
+                self._probes[key] = created
+                if len(self._probes) > MAX_PROBE_TARGETS:
+                    _, evicted = self._probes.popitem(last=False)
+        if evicted is not None:
+            # Closing waits for a collection in progress: not on this request's time.
+            threading.Thread(target=evicted.close, name="close-target", daemon=True).start()
+        return created
+
+    def close(self) -> None:
+        with self._lock:
+            targets = ([self._default] if self._default else []) + list(self._probes.values())
+            self._default = None
+            self._probes.clear()
+        for target in targets:
+            target.close()
+
+    # ------------------------------------------------------------------ scraping
+
+    def deadline(self, timeout_header: str | None) -> float:
+        timeout = self.config.scrape_timeout
+        if timeout_header:
+            try:
+                prometheus_timeout = float(timeout_header)
+            except ValueError:
+                log.warning("ignoring %s: %r is not a number", SCRAPE_TIMEOUT_HEADER, timeout_header)
+            else:
+                if prometheus_timeout > self.config.timeout_offset:
+                    timeout = prometheus_timeout - self.config.timeout_offset
+                elif prometheus_timeout > 0:
+                    timeout = prometheus_timeout
+        return time.monotonic() + timeout
+
+    def collectors_for(self, requested: list[str]) -> tuple[ExporterCollector, ...]:
+        return select(self.config.enabled, requested)
+
+    def scrape(self, target: Target, requested: list[str], timeout_header: str | None) -> list:
+        collectors = self.collectors_for(requested)
+        outcome = target.scrape(collectors, self.deadline(timeout_header))
+        connected = bool(getattr(getattr(target.collector, "connection", None), "connected", False))
+        return scrape_families(outcome, target.counters, self.catalog, self.config.compat, connected, target.interner)

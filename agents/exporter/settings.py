@@ -1,0 +1,68 @@
+"""Connection settings of exporter targets, formed the way mysqld_exporter forms them.
+
+/metrics: the option file's ``[client]``, completed by --mysqld.address/--mysqld.username.
+/probe: ``[client.<auth_module>]`` (inheriting ``[client]``) aimed at ``?target=``.
+Both: MYSQLD_EXPORTER_PASSWORD when the file gives no password.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from agents.connection import ConfigError, ConnectionSettings, PASSWORD_ENV, parse_port, settings_from_my_cnf
+
+
+def apply_address(settings: ConnectionSettings, address: str) -> ConnectionSettings:
+    """``host:port``, ``[v6]:port`` or ``unix:///path/to/socket`` onto connection settings."""
+    if address.startswith("unix:"):
+        path = address[len("unix:"):]
+        path = path[2:] if path.startswith("//") else path
+        if not path.startswith("/"):
+            raise ConfigError(f"target {address!r}: a unix socket needs an absolute path (unix:///path)")
+        return replace(settings, host="localhost", socket=path)
+    host, sep, port = address.rpartition(":")
+    if not sep or not host:
+        raise ConfigError(f"target {address!r} is not host:port or unix:///path")
+    return replace(settings, host=host.strip("[]"), port=parse_port(port, f"target {address!r}"), socket=None)
+
+
+def default_settings(my_cnf: str | None, address: str | None, username: str | None,
+                     environ: dict[str, str]) -> ConnectionSettings:
+    """Settings of /metrics, as mysqld_exporter forms them.
+
+    The option file's ``[client]`` wins; ``--mysqld.address`` / ``--mysqld.username``
+    fill what it leaves out, and MYSQLD_EXPORTER_PASSWORD is the password when the
+    file has none.
+    """
+    path = Path(my_cnf).expanduser() if my_cnf else None
+    if path is not None and path.exists():
+        settings = settings_from_my_cnf(path, "client")
+    else:
+        if path is not None and my_cnf not in (None, "~/.my.cnf"):
+            raise ConfigError(f"{path}: no such file")
+        settings = ConnectionSettings(origin="flags")
+    if settings.host is None and settings.socket is None:
+        settings = apply_address(settings, address or "localhost:3306")
+    if settings.user is None and username:
+        settings = replace(settings, user=username)
+    return with_env_password(settings, environ)
+
+
+def without_certificate_check(settings: ConnectionSettings) -> ConnectionSettings:
+    """--tls.insecure-skip-verify: TLS to MySQL, but no check of the server's certificate."""
+    if settings.ssl_ca or (settings.ssl_mode or "").startswith("VERIFY") or settings.ssl_verify_server_cert:
+        return replace(settings, ssl_ca=None, ssl_mode="REQUIRED", ssl_verify_server_cert=False)
+    return settings
+
+
+def with_env_password(settings: ConnectionSettings, environ: dict[str, str]) -> ConnectionSettings:
+    if not settings.password and environ.get(PASSWORD_ENV):
+        return replace(settings, password=environ[PASSWORD_ENV])
+    return settings
+
+
+def probe_settings(my_cnf: str, target: str, auth_module: str, environ: dict[str, str]) -> ConnectionSettings:
+    """Settings of /probe: ``[client.<name>]`` (inheriting ``[client]``) aimed at ``target``."""
+    settings = settings_from_my_cnf(Path(my_cnf).expanduser(), auth_module or "client")
+    return with_env_password(apply_address(settings, target), environ)
