@@ -1,0 +1,83 @@
+"""Leak state changes as SNMP notifications (leakDetected / leakCleared from the catalog).
+
+The AgentX agent wires it in as one refresher hook::
+
+    hook = leak_notification_hook(detector, session, catalog)
+    refresher = ViewRefresher(collect, layout, interval, target, hooks=[hook])
+
+The hook runs ``detector.observe(snapshot)`` (so the view built next serves the leak table)
+and sends one notification per change through the master agent.  Varbinds are the
+notification's catalog objects, instances of the series' row of the leak table; an object
+with no value (no forecast yet) is left out rather than sent as a made-up 0.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Callable
+
+from agents.agentx.codec import VarBind
+from agents.agentx.tableindex import encode_index
+from agents.agentx.view import wire_value
+from agents.catalog import Catalog, parse_oid
+from agents.leak.series_detector import LEAKING, OK, LeakEvent
+from agents.snapshot import Snapshot, labels_of
+
+if TYPE_CHECKING:
+    from agents.agentx.session import AgentXSession
+    from agents.leak.detector import LeakDetector
+
+log = logging.getLogger(__name__)
+
+DETECTED = "leakDetected"
+CLEARED = "leakCleared"
+
+
+def notification_name(event: LeakEvent) -> str | None:
+    """leakDetected on entering leaking, leakCleared on leaving it; suspect changes send nothing."""
+    if event.new == LEAKING:
+        return DETECTED
+    if event.old == LEAKING and event.new == OK:
+        return CLEARED
+    return None
+
+
+def notification_for(event: LeakEvent, snapshot: Snapshot, catalog: Catalog) -> tuple[tuple[int, ...], list[VarBind]] | None:
+    """(trap OID, varbinds) for an event, with values from the snapshot the detector just filled."""
+    name = notification_name(event)
+    if name is None:
+        return None
+    definition = next((n for n in catalog.extra.get("notifications") or () if n["name"] == name), None)
+    if definition is None:
+        raise KeyError(f"notification {name} is not in the catalog")
+    row = labels_of(series=event.series)
+    varbinds = []
+    for object_name in definition.get("objects") or ():
+        metric = catalog.by_name(object_name)
+        table = catalog.tables[metric.snmp.table]
+        value = (snapshot.series.get(object_name) or {}).get(row)
+        wire = wire_value(metric.snmp.type, value, metric.unit) if value is not None else None
+        if wire is None:
+            continue
+        oid = table.oid + (1, metric.snmp.column) + encode_index(table.index, row)
+        varbinds.append(VarBind(wire[0], oid, wire[1]))
+    return parse_oid(definition["oid"]), varbinds
+
+
+def leak_notification_hook(
+    detector: "LeakDetector", session: "AgentXSession", catalog: Catalog
+) -> Callable[[Snapshot], None]:
+    """A ViewRefresher hook (runs in the collection thread): observe, then notify each change."""
+
+    def hook(snapshot: Snapshot) -> None:
+        detector.observe(snapshot)
+        for event in detector.changes:
+            message = notification_for(event, snapshot, catalog)
+            if message is None:
+                continue
+            try:
+                session.submit_notify(*message, with_uptime=True).result(timeout=10)
+            except Exception as exc:  # no master right now: the state is still served in the table
+                log.warning("leak notification for %s not sent: %s", event.series, exc)
+
+    return hook
