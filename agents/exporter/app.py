@@ -36,14 +36,13 @@ MAX_PROBE_TARGETS = 64
 class ExporterApp:
     """Everything a request needs: configuration, targets, auth.  Shared by all handler threads."""
 
-    def __init__(self, config: ExporterConfig, catalog: Catalog, web: WebConfig, *, collector_factory=None,
+    def __init__(self, config: ExporterConfig, catalog: Catalog, web: WebConfig, *,
                  environ: dict[str, str] | None = None):
         self.config = config
         self.catalog = catalog
         self.web = web
         self.verifier = BasicAuthVerifier(web.users) if web.users else None
         self.environ = dict(os.environ if environ is None else environ)
-        self._collector_factory = collector_factory or self._new_collector
         self._lock = threading.Lock()
         self._default: Target | None = None
         self._probes: OrderedDict[tuple[str, str], Target] = OrderedDict()
@@ -74,7 +73,7 @@ class ExporterApp:
     def _target(self, name: str, settings: ConnectionSettings, observers=()) -> Target:
         if self.config.tls_insecure_skip_verify:
             settings = without_certificate_check(settings)
-        return Target(name, self._collector_factory(settings), min_interval=self.config.min_interval,
+        return Target(name, self._new_collector(settings), min_interval=self.config.min_interval,
                       may_interrupt=self.config.max_open_conns >= 2, observers=observers)
 
     def _leak_detectors(self) -> list:

@@ -47,9 +47,9 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
     # Headers and body go out in two writes; with Nagle on, the body waits for the
     # client's delayed ACK (~40 ms) on a keep-alive connection.
     disable_nagle_algorithm = True
-    app: ExporterApp  # set on the subclass made by make_server
+    app: ExporterApp  # set on the subclass made by make_servers
 
-    def log_message(self, fmt, *args):  # noqa: A003 - the stdlib's name
+    def log_message(self, fmt, *args):
         log.debug("%s %s", self.address_string(), fmt % args)
 
     def _send(self, status: int, body: bytes, content_type: str = "text/plain; charset=utf-8",
@@ -106,6 +106,9 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
             self._send(400, f"{exc}\n".encode())
         except (BrokenPipeError, ConnectionResetError):
             pass
+        except Exception:  # a bug: answer 500 and keep serving, with the traceback in the log
+            log.exception("%s: internal error", self.path)
+            self._send(500, b"internal error, see the exporter's log\n")
 
     def _metrics(self, target: Target, requested: list[str]) -> None:
         families = self.app.scrape(target, requested, self.headers.get(SCRAPE_TIMEOUT_HEADER))
