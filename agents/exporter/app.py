@@ -161,4 +161,5 @@ class ExporterApp:
         collectors = self.collectors_for(requested)
         outcome = target.scrape(collectors, self.deadline(timeout_header))
         connected = bool(getattr(getattr(target.collector, "connection", None), "connected", False))
-        return scrape_families(outcome, target.counters, self.catalog, self.config.compat, connected, target.interner)
+        return scrape_families(outcome, target.counters_now(), self.catalog, self.config.compat, connected,
+                               target.interner)

@@ -59,6 +59,9 @@ class TargetCounters:
     last_success: dict[str, float] = field(default_factory=dict)  # collector label -> unix time
     collections: int = 0
 
+    def copy(self) -> "TargetCounters":
+        return TargetCounters(self.scrapes, Counter(self.errors), dict(self.last_success), self.collections)
+
 
 def collector_statuses(collector: ExporterCollector, snapshot: Snapshot) -> list[SourceStatus]:
     return [snapshot.sources[s] for s in collector.sources if s in snapshot.sources]
@@ -99,6 +102,11 @@ class Target:
         self.interner = FamilyInterner()
         self._not_local_logged = False
         self.last_used = clock()
+
+    def counters_now(self) -> TargetCounters:
+        """A consistent copy of the counters (the collecting thread updates them)."""
+        with self._lock:
+            return self.counters.copy()
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
