@@ -69,6 +69,7 @@ class Scraper:
         return None
 
     def statements(self, server: ServerInfo) -> tuple[str, ...]:
+        """The statements ``collect`` sends to this server, in order (none for psutil sources)."""
         return ()
 
     def privilege_hint(self, server: ServerInfo, statement: str) -> str:

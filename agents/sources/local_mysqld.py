@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 class LocalMysqld:
     def __init__(self, settings: ConnectionSettings, mode: str = "auto"):
         self.settings = settings
-        self.mode = mode  # "auto", "on" (host metrics even for a remote server) or "off"
+        self.mode = mode  # "auto", "on" (host metrics even for a remote server; never its process) or "off"
         self._pid: int | None = None
         self._started: float | None = None  # create_time of _pid, so a reused pid is noticed
         self._target_is_local: bool | None = None
@@ -45,7 +45,9 @@ class LocalMysqld:
 
     def pid(self, variables: dict | None) -> int | None:
         """The pid of the monitored mysqld, or None (with one log line saying why)."""
-        if self.mode == "off" or (self.mode == "auto" and not self.target_is_local()):
+        # Even with host metrics forced on, a remote server's process is not ours to
+        # measure: a local mysqld found by name would be some other server.
+        if self.mode == "off" or not self.target_is_local():
             return None
         if self._pid is not None and _same_process(self._pid, self._started):
             return self._pid

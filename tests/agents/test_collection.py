@@ -177,4 +177,6 @@ def test_local_target_detection():
     assert not remote.target_is_local()
     assert "not on this host" in remote.host_metrics_wanted()
     assert remote.pid({"pid_file": "/nonexistent"}) is None
-    assert LocalMysqld(ConnectionSettings(host="192.0.2.10"), mode="on").host_metrics_wanted() is None
+    forced = LocalMysqld(ConnectionSettings(host="192.0.2.10"), mode="on")
+    assert forced.host_metrics_wanted() is None
+    assert forced.pid({}) is None  # never a local mysqld that happens to run for a remote target
