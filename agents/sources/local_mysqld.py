@@ -52,9 +52,12 @@ class LocalMysqld:
         if self._pid is not None and _same_process(self._pid, self._started):
             return self._pid
         variables = variables or {}
-        pid = _pid_from_file(variables.get("pid_file"))
-        if pid is None or not _same_process(pid, None):
-            pid = _pid_by_name(variables.get("datadir"), variables.get("port") or self.settings.port)
+        datadir, port = variables.get("datadir"), variables.get("port") or self.settings.port
+        # The pid file may name a process of another pid namespace (mysqld in a container):
+        # only a mysqld whose command line does not contradict datadir and port is ours.
+        pid = _confirmed(_pid_from_file(variables.get("pid_file")), datadir, port)
+        if pid is None:
+            pid = _pid_by_name(_candidates(psutil.process_iter(["pid", "name", "cmdline"])), datadir, port)
         if pid is None:
             self._pid = None
             self._say(f"no local mysqld process found for {self.settings.target}: process metrics are off")
@@ -96,11 +99,22 @@ def _pid_from_file(pid_file: object) -> int | None:
         return None
 
 
-def _pid_by_name(datadir: object, port: object) -> int | None:
-    candidates = []
-    for process in psutil.process_iter(["pid", "name", "cmdline"]):
-        info = process.info
-        candidates.append((info["pid"], info.get("name") or "", info.get("cmdline")))
+def _candidates(processes) -> list[tuple[int, str, list[str] | None]]:
+    return [(p.info["pid"], p.info.get("name") or "", p.info.get("cmdline")) for p in processes]
+
+
+def _confirmed(pid: int | None, datadir: object, port: object) -> int | None:
+    if pid is None:
+        return None
+    try:
+        process = psutil.Process(pid)
+        candidate = (pid, process.name(), process.cmdline())
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return None
+    return _pid_by_name([candidate], datadir, port)
+
+
+def _pid_by_name(candidates, datadir: object, port: object) -> int | None:
     return pick_mysqld_process(candidates, datadir=str(datadir) if datadir else None,
                                port=int(port) if port else None)
 

@@ -180,3 +180,12 @@ def test_local_target_detection():
     forced = LocalMysqld(ConnectionSettings(host="192.0.2.10"), mode="on")
     assert forced.host_metrics_wanted() is None
     assert forced.pid({}) is None  # never a local mysqld that happens to run for a remote target
+
+
+def test_a_pid_file_naming_some_other_process_is_not_trusted():
+    import os
+
+    from agents.sources.local_mysqld import _confirmed
+
+    # The pid of this test run: alive, but not a mysqld/mariadbd.
+    assert _confirmed(os.getpid(), None, 3306) is None
