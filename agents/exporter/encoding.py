@@ -48,7 +48,8 @@ class FamilyInterner:
 
     def scalar(self, family_type: Callable[..., Metric], name: str, documentation: str, value: float) -> Metric:
         """A one-sample unlabelled family; the same arguments give the same (read-only) object."""
-        key = (family_type, name, documentation, value)
+        # NaN (an SQL NULL) never equals itself: key it by a marker so it is found again.
+        key = (family_type, name, documentation, value if value == value else "NaN")
         family = self._families.get(key)
         if family is None:
             family = family_type(name, documentation, value=value)
