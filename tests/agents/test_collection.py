@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from agents.catalog import parse_catalog
@@ -13,7 +15,7 @@ from agents.sources import SourceResult, default_source_names, scraper_classes
 from agents.sources.binlog import status_statement
 from agents.sources.heartbeat import HeartbeatOptions
 from agents.sources.innodb_metrics import metrics_statement
-from agents.sources.local_mysqld import LocalMysqld
+from agents.sources.local_mysqld import LocalMysqld, _confirmed
 from agents.sources.replication import replica_status_statement
 from agents.sources.slave_hosts import slave_hosts_statement
 
@@ -183,9 +185,5 @@ def test_local_target_detection():
 
 
 def test_a_pid_file_naming_some_other_process_is_not_trusted():
-    import os
-
-    from agents.sources.local_mysqld import _confirmed
-
     # The pid of this test run: alive, but not a mysqld/mariadbd.
     assert _confirmed(os.getpid(), None, 3306) is None
