@@ -55,6 +55,35 @@ class WindowPoints:
     coverage: float  # share of the window's points that hold data
 
 
+@dataclass
+class _Group:
+    """Consecutive bins that make one point of a trend window."""
+
+    key: int  # start of the group / its width
+    members: list[Bin]
+    cached: tuple[float, float, float | None] | None = None
+
+    def point(self, bin_seconds: float) -> tuple[float, float, float | None]:
+        if self.cached is None:
+            members = self.members
+            member_aux = [m.aux for m in members if m.aux is not None]
+            self.cached = (
+                sum(m.start for m in members) / len(members) + bin_seconds / 2,
+                median([m.value for m in members]),
+                median(member_aux) if len(member_aux) == len(members) else None,
+            )
+        return self.cached
+
+
+def _add_to_groups(groups: deque[_Group], width: float, closed: Bin) -> None:
+    key = math.floor(closed.start / width)
+    if groups and groups[-1].key == key:
+        groups[-1].members.append(closed)
+        groups[-1].cached = None
+    else:
+        groups.append(_Group(key, [closed]))
+
+
 class SeriesHistory:
     def __init__(self, bin_seconds: float, bins_kept: float, bucket_seconds: float, baseline_seconds: float):
         self.bin_seconds = bin_seconds
@@ -68,6 +97,9 @@ class SeriesHistory:
         self._pending_values: list[float] = []
         self._pending_aux: list[float] = []
         self._baseline_cache: dict[tuple, Baseline | None] = {}
+        # width -> groups of consecutive bins, kept up to date as bins close, so a window
+        # does not regroup hours of bins on every evaluation
+        self._groups: dict[float, deque[_Group]] = {}
 
     # -- feeding -----------------------------------------------------------------------
 
@@ -91,6 +123,7 @@ class SeriesHistory:
     def restart_trend(self) -> None:
         """Forget the trend bins (after a long gap); the baseline is kept."""
         self.bins.clear()
+        self._groups.clear()
         self._pending_start = None
         self._pending_values = []
         self._pending_aux = []
@@ -101,6 +134,10 @@ class SeriesHistory:
         self.bins.append(closed)
         while self.bins and self.bins[0].start < closed.start - self.bins_kept_seconds:
             self.bins.popleft()
+        for width, groups in self._groups.items():
+            _add_to_groups(groups, width, closed)
+            while groups and (groups[0].key + 1) * width <= closed.start - self.bins_kept_seconds:
+                groups.popleft()
         self._pending_start = None
         self._pending_values = []
         self._pending_aux = []
@@ -130,26 +167,33 @@ class SeriesHistory:
         return median(recent)
 
     def window(self, now: float, seconds: float, points: int) -> WindowPoints:
-        """The completed bins of the last ``seconds``, grouped into at most ``points`` points."""
+        """The completed bins of the last ``seconds``, grouped into at most ``points`` points.
+
+        Groups are aligned to multiples of their width, so a group keeps its members from
+        one evaluation to the next; only groups that start inside the window count.
+        """
         width = max(self.bin_seconds, seconds / points)
-        groups: dict[int, list[Bin]] = {}
+        groups = self._groups.get(width)
+        if groups is None:
+            groups = self._groups[width] = deque()
+            for b in self.bins:
+                _add_to_groups(groups, width, b)
         start = now - seconds
-        for b in reversed(self.bins):
-            if b.start < start:
-                break
-            groups.setdefault(math.floor(b.start / width), []).append(b)
-        keys = sorted(groups)
         times, values, aux = [], [], []
         aux_complete = True
-        for key in keys:
-            members = groups[key]
-            times.append(sum(m.start for m in members) / len(members) + self.bin_seconds / 2)
-            values.append(median([m.value for m in members]))
-            member_aux = [m.aux for m in members if m.aux is not None]
-            if len(member_aux) == len(members):
-                aux.append(median(member_aux))
-            else:
+        for group in reversed(groups):
+            if group.key * width < start:
+                break
+            t, value, group_aux = group.point(self.bin_seconds)
+            times.append(t)
+            values.append(value)
+            if group_aux is None:
                 aux_complete = False
+            else:
+                aux.append(group_aux)
+        times.reverse()
+        values.reverse()
+        aux.reverse()
         expected = max(1, round(seconds / width))
         return WindowPoints(times, values, aux if aux_complete and aux else None, min(1.0, len(times) / expected))
 
@@ -203,6 +247,7 @@ class SeriesHistory:
             raise ValueError("bucket with no samples")
         last = data.get("last_time")
         self.bins = deque(sorted(bins, key=lambda b: b.start))
+        self._groups.clear()
         self.buckets = deque(sorted(buckets, key=lambda b: b.start))
         self.last_time = None if last is None else float(last)
         self._baseline_cache.clear()
