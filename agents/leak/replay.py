@@ -8,8 +8,8 @@ Trace format: a header row, then one sample per row::
 
 ``timestamp`` in seconds (``time`` and ``t`` are accepted too), ``value`` in bytes
 (``bytes`` accepted), ``open_table_definitions`` optional (a cell may be empty).  Rows may
-come in any order (they are sorted); gaps are allowed.  Blank lines and lines starting
-with ``#`` are skipped.  Anything else that is not a number is a TraceError naming its line.
+come in any order (they are sorted); gaps are allowed; a row repeated identically is
+read once.  Blank lines and lines starting with ``#`` are skipped.  Anything else that is not a number is a TraceError naming its line.
 """
 
 from __future__ import annotations
@@ -75,6 +75,8 @@ def read_trace(stream: TextIO, source: str = "trace") -> list[Sample]:
             t_col = _column(header, TIME_COLUMNS, True, source)
             v_col = _column(header, VALUE_COLUMNS, True, source)
             a_col = _column(header, AUX_COLUMNS, False, source)
+            if len(set(header)) != len(header):
+                raise TraceError(f"{source}:{line_number}: header {header} repeats a column")
             continue
         where = f"{source}:{line_number}"
         if len(row) != len(header):
@@ -89,13 +91,18 @@ def read_trace(stream: TextIO, source: str = "trace") -> list[Sample]:
         raise TraceError(f"{source}: empty trace (no header row)")
     if not samples:
         raise TraceError(f"{source}: no samples after the header")
-    samples.sort(key=lambda s: s.t)
-    for previous, current in zip(samples, samples[1:]):
-        if current.t == previous.t:
+    samples.sort(key=lambda s: (s.t, s.line))
+    unique = samples[:1]
+    for current in samples[1:]:
+        previous = unique[-1]
+        if current.t != previous.t:
+            unique.append(current)
+        elif (current.value, current.aux) != (previous.value, previous.aux):
             raise TraceError(
-                f"{source}:{current.line}: timestamp {current.t:g} repeats line {previous.line}"
+                f"{source}:{current.line}: timestamp {current.t:g} repeats line {previous.line} with another value"
             )
-    return samples
+        # an identical repeated row (a trace concatenated twice) carries nothing new
+    return unique
 
 
 @dataclass(frozen=True)

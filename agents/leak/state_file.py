@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,14 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
+
+
+def state_path_for_target(base: str | os.PathLike, target: str) -> Path:
+    """One state file per monitored target (the exporter's multi-target mode):
+    ``leak-state.json`` + ``db1:3306`` -> ``leak-state.db1_3306.json``."""
+    base = Path(base)
+    slug = re.sub(r"[^A-Za-z0-9.-]+", "_", target).strip("_.") or "default"
+    return base.with_name(f"{base.stem}.{slug}{base.suffix}")
 
 
 def load_state(path: str | os.PathLike) -> dict[str, Any]:

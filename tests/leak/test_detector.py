@@ -162,3 +162,12 @@ def test_unwritable_state_file_warns_once_and_keeps_detecting(tmp_path, caplog):
             detector.observe(Snapshot("db1", 1000.0 + 15 * i, True, values={DICT: 1e6}))
     assert caplog.text.count("cannot write leak state file") == 1
     assert detector.detectors[DICT].history.last_time == 1060.0
+
+
+def test_state_path_for_target_gives_each_target_its_file():
+    from agents.leak.state_file import state_path_for_target
+
+    base = "/var/lib/mysql-snmp/leak-state.json"
+    assert str(state_path_for_target(base, "db1:3306")) == "/var/lib/mysql-snmp/leak-state.db1_3306.json"
+    assert str(state_path_for_target(base, "unix:///run/mysqld/mysqld.sock")) == \
+        "/var/lib/mysql-snmp/leak-state.unix_run_mysqld_mysqld.sock.json"

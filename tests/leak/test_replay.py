@@ -84,7 +84,8 @@ def test_a_gap_restarts_the_windows_without_an_error(tmp_path, capsys):
     ("timestamp,value\n0,100\nx,5\n", "bad.csv:3: timestamp 'x' is not a number"),
     ("timestamp,value\n0,100\n15,-4\n", "bad.csv:3: value '-4' is negative"),
     ("timestamp,value\n0,100\n15,nan\n", "bad.csv:3: value 'nan' is not a finite number"),
-    ("timestamp,value\n0,100\n15,1\n0,3\n", "bad.csv:4: timestamp 0 repeats line 2"),
+    ("timestamp,value\n0,100\n15,1\n0,3\n", "bad.csv:4: timestamp 0 repeats line 2 with another value"),
+    ("timestamp,value,value\n0,100,1\n", "bad.csv:1: header ['timestamp', 'value', 'value'] repeats a column"),
     ("time_s,bytes\n0,100\n", "bad.csv:1: header ['time_s', 'bytes'] has no column timestamp or time or t"),
     ("timestamp,value\n", "bad.csv: no samples after the header"),
     ("", "bad.csv: empty trace"),
@@ -109,6 +110,8 @@ def test_read_trace_accepts_comments_blank_lines_and_empty_optional_cells():
     assert [(s.t, s.value, s.aux, s.line) for s in samples] == [(15.0, 100.0, 7.0, 5), (30.0, 200.0, None, 3)]
     with pytest.raises(TraceError):
         read_trace(io.StringIO("timestamp,value\n1,inf\n"))
+    repeated = read_trace(io.StringIO("timestamp,value\n0,5\n15,6\n0,5\n15,6\n"))
+    assert [(s.t, s.value) for s in repeated] == [(0.0, 5.0), (15.0, 6.0)]
 
 
 def test_config_file_thresholds_apply(tmp_path, capsys):
