@@ -9,7 +9,8 @@ Three questions, each answered per trend window (30 min, 2 h, 6 h by default):
    before the window by a margin.  A warm-up after a restart returns to the old level and
    a daily cycle to yesterday's peak, so neither clears it; a leak keeps setting new highs.
    With less than a day of history the margin is several times the baseline's whole range:
-   the agent cannot yet know the daily cycle, so it only trusts growth out of a flat past.
+   the agent cannot yet know the daily cycle, so it only trusts growth out of a flat past
+   -- or growth that no change in the table count could explain (the seed's leak).
 3. Why?  When the explanatory series (Open_table_definitions) grows with it and the bytes
    per added table are plausible, the reason is ``tables``; otherwise ``unexplained``.
 """
@@ -93,6 +94,8 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
         above = False
         if growing:
             above, high = _above_baseline(history, series, config, now, seconds, level)
+            if not above and _beyond_any_table_growth(trend, points.aux, series, seconds, config):
+                above, high = True, level - trend.growth
             if above and baseline_high is None:
                 baseline_high = high
         reason = _reason(trend, points.times, points.values, points.aux, series, config) if growing else REASON_NONE
@@ -114,6 +117,22 @@ def _above_baseline(
         spread = config.young_margin_factor * baseline.range
     margin = max(series.min_growth_bytes, spread)
     return level - baseline.high >= margin, baseline.high
+
+
+def _beyond_any_table_growth(
+    trend: Trend, aux: list[float] | None, series: SeriesConfig, seconds: float, config: LeakConfig
+) -> bool:
+    """Growth no change in the table count can explain, even at a generous size per table.
+
+    This is the seed's leak seen without a flat past to compare with (the agent started
+    on an already leaking server): a daily cycle or a warm-up of the dictionary comes with
+    tables opened, this does not.  Only windows of at least ``min_baseline_seconds``, so a
+    short burst cannot pass for it.
+    """
+    if series.explained_by is None or aux is None or seconds < config.min_baseline_seconds:
+        return False
+    possible = series.max_bytes_per_unit * (max(aux) - min(aux))
+    return trend.growth > 2 * possible + series.min_growth_bytes
 
 
 def _reason(

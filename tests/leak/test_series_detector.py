@@ -108,3 +108,20 @@ def test_samples_out_of_order_are_ignored_and_long_gaps_restart_the_windows():
     detector.feed(100.0 + 15 * 200 + 7200, 1e6)  # two hours later
     assert len(detector.history.bins) == 0
     assert detector.state in (OK, SUSPECT)
+
+
+def test_seed_leak_from_the_first_sample_is_leaking_when_tables_stay_put():
+    # no flat past to compare with, but ~20 tables of churn cannot explain megabytes of growth
+    trace = synthetic.dictionary_leak(days=0.1, onset=0.0)
+    _, changes = run(trace)
+    leaking = first(changes, "leaking")
+    assert leaking is not None and leaking[0] <= HOUR and leaking[2] == "unexplained", changes
+
+
+def test_leak_from_the_first_sample_without_table_counts_waits_for_a_day_of_history():
+    # the same growth could be the rising half of a daily cycle the agent has not seen yet
+    trace = synthetic.dictionary_leak(days=1.1, onset=0.0)
+    trace.aux = None
+    _, changes = run(trace)
+    leaking = first(changes, "leaking")
+    assert leaking is not None and DAY <= leaking[0] <= DAY + HOUR, changes
