@@ -194,10 +194,6 @@ def series_config(name: str, **overrides: Any) -> SeriesConfig:
     return _series({"name": name, **overrides}, {}, name)
 
 
-def with_series(config: LeakConfig, *series: SeriesConfig) -> LeakConfig:
-    return dataclasses.replace(config, series=tuple(series))
-
-
 __all__ = [
     "DEFAULT_STATE_FILE",
     "LeakConfig",
@@ -205,5 +201,4 @@ __all__ = [
     "SeriesConfig",
     "load_leak_config",
     "series_config",
-    "with_series",
 ]

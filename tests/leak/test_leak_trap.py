@@ -4,9 +4,9 @@ snmpd forwards notifications from its subagents to ``trap2sink``; snmptrapd list
 loopback port with authorization disabled and logs each trap (numeric OIDs) to a file.
 """
 
+import os
 import shutil
 import subprocess
-import time
 
 import pytest
 
@@ -28,7 +28,7 @@ SERIES = "innodb_mem_dictionary_bytes"
 
 def _binary(name):
     path = shutil.which(name) or f"/usr/sbin/{name}"
-    if not shutil.os.path.exists(path):
+    if not os.path.exists(path):
         pytest.fail(f"{name} is not installed (Debian packages snmpd, snmptrapd)")
     return path
 
@@ -40,7 +40,7 @@ def trap_receiver(tmp_path):
     config = tmp_path / "snmptrapd.conf"
     config.write_text("disableAuthorization yes\n")
     log = tmp_path / "traps.log"
-    env = {**shutil.os.environ, "MIBS": ":", "SNMP_PERSISTENT_DIR": str(tmp_path / "trapd-persistent")}
+    env = {**os.environ, "MIBS": ":", "SNMP_PERSISTENT_DIR": str(tmp_path / "trapd-persistent")}
     with open(log, "wb") as out:
         process = subprocess.Popen([_binary("snmptrapd"), "-f", "-Lo", "-C", "-c", str(config), "-On", "-m", ":",
                                     f"udp:127.0.0.1:{port}"], stdout=out, stderr=subprocess.STDOUT, env=env)
@@ -63,7 +63,7 @@ class TrapForwardingSnmpd:
         config = directory / "snmpd.conf"
         config.write_text(f"master agentx\nagentXSocket {self.agentx_socket}\n"
                           f"trap2sink 127.0.0.1:{trap_port} public\n")
-        env = {**shutil.os.environ, "MIBS": ":", "SNMP_PERSISTENT_DIR": str(directory / "persistent")}
+        env = {**os.environ, "MIBS": ":", "SNMP_PERSISTENT_DIR": str(directory / "persistent")}
         with open(directory / "snmpd.log", "wb") as out:
             self.process = subprocess.Popen(
                 [_binary("snmpd"), "-f", "-Lo", "-C", "-m", ":", "-I", "-smux", "-c", str(config),
