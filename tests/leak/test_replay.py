@@ -124,3 +124,23 @@ def test_config_file_thresholds_apply(tmp_path, capsys):
     (tmp_path / "bad.yml").write_text("leak:\n  windows_seconds: []\n")
     code, _, err = run_cli(capsys, "--input", str(tmp_path / "seed.csv"), "--config", str(tmp_path / "bad.yml"))
     assert code == 2 and "windows_seconds" in err
+
+
+def test_console_command_end_to_end(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    trace = synthetic.dictionary_leak(days=0.2, onset=3 * HOUR)
+    write_trace(tmp_path / "seed.csv", trace)
+    (tmp_path / "bad.csv").write_text("timestamp,value\n0,1\n15,x\n")
+    repo = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-m", "agents.cli", "leak", "replay", "--series", "innodb_mem_dictionary_bytes"]
+    good = subprocess.run([*command, "--input", str(tmp_path / "seed.csv")], capture_output=True, text=True,
+                          cwd=repo, timeout=120)
+    assert good.returncode == 0, good.stderr
+    assert [json.loads(line)["state"] for line in good.stdout.splitlines()] == ["suspect", "leaking"]
+    bad = subprocess.run([*command, "--input", str(tmp_path / "bad.csv")], capture_output=True, text=True,
+                         cwd=repo, timeout=120)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.strip() == f"mysql-snmp leak replay: {tmp_path / 'bad.csv'}:3: value 'x' is not a number"
