@@ -1,9 +1,10 @@
 """Benchmark: our exporter against Debian's prometheus-mysqld-exporter (Go) on one throwaway MariaDB.
 
 Both run the same collectors (global_status, global_variables, slave_status,
-engine_innodb_status), each as its own MySQL user, and are scraped the way
-Prometheus scrapes: one keep-alive HTTP connection, Prometheus' Accept header,
-gzip.  Printed per exporter: median and p90 latency, exporter CPU per scrape
+engine_innodb_status), each as its own MySQL user, side by side, and are scraped
+in turn (Go, ours, Go, ours...) so the rest of the machine's load falls on both
+alike, the way Prometheus scrapes: one keep-alive HTTP connection each,
+Prometheus' Accept header, gzip.  Printed per exporter: median and p90 latency, exporter CPU per scrape
 (process CPU time delta / scrapes, psutil), RSS after the run, statements and
 failed statements per scrape (performance_schema, per user), and the ratios.
 
@@ -89,54 +90,67 @@ def wait_listening(port: int, process: subprocess.Popen, timeout: float = 15.0) 
     raise RuntimeError(f"nothing listening on {port}")
 
 
-def run(name: str, command: list[str], port: int, server: ThrowawayMariaDB, user: str, scrapes: int,
-        warmup: int = 5) -> dict:
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        wait_listening(port, process)
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        headers = {"Accept": ACCEPT, "Accept-Encoding": "gzip", "X-Prometheus-Scrape-Timeout-Seconds": "10"}
+class Exporter:
+    """One exporter process being benchmarked, with its keep-alive scrape connection."""
 
-        def scrape() -> int:
-            connection.request("GET", "/metrics", headers=headers)
-            response = connection.getresponse()
-            body = response.read()
-            if response.status != 200:
-                raise RuntimeError(f"{name}: HTTP {response.status}")
-            return len(body)
+    def __init__(self, name: str, command: list[str], port: int, user: str):
+        self.name, self.port, self.user = name, port, user
+        self.process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_listening(port, self.process)
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.latencies: list[float] = []
+        self.size = 0
 
+    def scrape(self) -> float:
+        started = time.perf_counter()
+        self.connection.request("GET", "/metrics", headers={
+            "Accept": ACCEPT, "Accept-Encoding": "gzip", "X-Prometheus-Scrape-Timeout-Seconds": "10"})
+        response = self.connection.getresponse()
+        body = response.read()
+        if response.status != 200:
+            raise RuntimeError(f"{self.name}: HTTP {response.status}")
+        self.size = len(body)
+        return time.perf_counter() - started
+
+    def cpu_seconds(self) -> float:
+        return sum(psutil.Process(self.process.pid).cpu_times()[:2])
+
+    def stop(self) -> None:
+        self.connection.close()
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def run(exporters: list[Exporter], server: ThrowawayMariaDB, scrapes: int, warmup: int = 5) -> list[dict]:
+    """Scrape the exporters in turn, so load from the rest of the machine hits both alike."""
+    for exporter in exporters:
         for _ in range(warmup):
-            size = scrape()
-        proc = psutil.Process(process.pid)
-        cpu_before = sum(proc.cpu_times()[:2])
-        statements_before, errors_before = statement_counts(server, user)
-        latencies = []
-        for _ in range(scrapes):
-            started = time.perf_counter()
-            scrape()
-            latencies.append(time.perf_counter() - started)
-        cpu_after = sum(proc.cpu_times()[:2])
-        statements_after, errors_after = statement_counts(server, user)
-        rss = proc.memory_info().rss
-        connection.close()
-        latencies.sort()
-        return {
-            "name": name,
+            exporter.scrape()
+    before = {e.name: (e.cpu_seconds(), statement_counts(server, e.user)) for e in exporters}
+    for _ in range(scrapes):
+        for exporter in exporters:
+            exporter.latencies.append(exporter.scrape())
+    results = []
+    for exporter in exporters:
+        cpu_before, (statements_before, errors_before) = before[exporter.name]
+        statements_after, errors_after = statement_counts(server, exporter.user)
+        latencies = sorted(exporter.latencies)
+        results.append({
+            "name": exporter.name,
             "median_ms": statistics.median(latencies) * 1000,
             "p90_ms": latencies[int(len(latencies) * 0.9)] * 1000,
-            "cpu_ms": (cpu_after - cpu_before) / scrapes * 1000,
-            "rss_mb": rss / 1e6,
+            "cpu_ms": (exporter.cpu_seconds() - cpu_before) / scrapes * 1000,
+            "rss_mb": psutil.Process(exporter.process.pid).memory_info().rss / 1e6,
+            # Each exporter's own user: the other exporter's statements are not counted.
             "statements": (statements_after - statements_before) / scrapes,
             "failed": (errors_after - errors_before) / scrapes,
-            "gzip_kb": size / 1000,
-        }
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            "gzip_kb": exporter.size / 1000,
+        })
+    return results
 
 
 def main() -> int:
@@ -149,15 +163,20 @@ def main() -> int:
         return 1
     with ThrowawayMariaDB() as server, tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
-        results = []
-        for name, user, build in (("mysqld_exporter (Go)", "bench_go", go_command),
-                                  ("mysql-snmp exporter", "bench_py", our_command)):
-            my_cnf = make_user(server, directory, user)
-            port = free_loopback_port()
-            results.append(run(name, build(my_cnf, port, args.defaults), port, server, user, args.scrapes))
+        exporters = []
+        try:
+            for name, user, build in (("mysqld_exporter (Go)", "bench_go", go_command),
+                                      ("mysql-snmp exporter", "bench_py", our_command)):
+                my_cnf = make_user(server, directory, user)
+                port = free_loopback_port()
+                exporters.append(Exporter(name, build(my_cnf, port, args.defaults), port, user))
+            results = run(exporters, server, args.scrapes)
+        finally:
+            for exporter in exporters:
+                exporter.stop()
     go, ours = results
     scenario = "default collectors" if args.defaults else "collectors: " + ", ".join(COLLECTORS)
-    print(f"{args.scrapes} scrapes, {scenario}, MariaDB {server.port and 'throwaway'}, {os.cpu_count()} CPUs")
+    print(f"{args.scrapes} scrapes each, {scenario}, throwaway MariaDB, {os.cpu_count()} CPUs")
     print(f"{'':24}{'median ms':>10}{'p90 ms':>9}{'CPU ms':>9}{'RSS MB':>9}{'stmts':>8}{'failed':>8}{'gzip kB':>9}")
     for r in results:
         print(f"{r['name']:24}{r['median_ms']:10.1f}{r['p90_ms']:9.1f}{r['cpu_ms']:9.1f}{r['rss_mb']:9.1f}"

@@ -237,6 +237,10 @@ def test_hung_collector_gives_partial_results(mariadb, monitoring_user):
                               "--exporter.collector-timeout=60") as exporter:
             healthy = exporter.scrape()
             assert healthy.value("mysql_exporter_collector_success", collector="collect.heartbeat") == 1.0
+            stored = float(sql_one(mariadb, "SELECT UNIX_TIMESTAMP(ts) FROM heartbeat.heartbeat")[0])
+            assert healthy.value("mysql_heartbeat_stored_timestamp_seconds", server_id="1") == \
+                pytest.approx(stored, abs=0.001)
+            assert healthy.value("mysql_heartbeat_now_timestamp_seconds", server_id="1") >= stored
             with locker.cursor() as cursor:
                 cursor.execute("LOCK TABLES heartbeat.heartbeat WRITE")
             # The heartbeat read now waits on the lock for up to 60 s; the scrape allows 2 s.
