@@ -103,15 +103,17 @@ def dictionary_leak(
     base: float = 300 * MIB,
     seed: int = 1,
     name: str = "seed-leak",
+    noise: float = 4096.0,
+    sample_seconds: float = 15.0,
 ) -> Trace:
     rng = random.Random(seed)
-    times = _grid(days)
+    times = _grid(days, sample_seconds)
     tables = _bounded_walk(rng, len(times), 390, 370, 400, 0.7)
 
     def leaked(t: float) -> float:
         return max(0.0, t - onset) * rate_bytes_per_hour / HOUR
 
-    values = _dictionary(rng, times, base, tables, leaked)
+    values = _dictionary(rng, times, base, tables, leaked, noise)
     limit = 2048 * MIB
     return Trace(
         name, "innodb_mem_dictionary_bytes", times, values, tables, onset, rate_bytes_per_hour,
@@ -254,6 +256,9 @@ LEAK_TRACES: dict[str, Callable[[], Trace]] = {
     "seed-leak": dictionary_leak,
     "slow-leak": lambda: dictionary_leak(rate_bytes_per_hour=1 * MIB, days=4.0, name="slow-leak", seed=11),
     "fast-leak": lambda: dictionary_leak(rate_bytes_per_hour=50 * MIB, days=2.5, name="fast-leak", seed=12),
+    "seed-leak-noisy-60s": lambda: dictionary_leak(days=2.5, name="seed-leak-noisy-60s", seed=13, noise=64 * 1024,
+                                                   sample_seconds=60.0),
+    "seed-leak-from-start": lambda: dictionary_leak(days=1.0, onset=0.0, name="seed-leak-from-start", seed=14),
     "rss-linear-leak": rss_leak,
     "table-growth": table_growth,
 }
