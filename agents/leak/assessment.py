@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agents.leak.config import LeakConfig, SeriesConfig
-from agents.leak.history import SeriesHistory
+from agents.leak.history import Baseline, SeriesHistory
 from agents.leak.trend import Trend, estimate_trend, mann_kendall_z, theil_sen_slope
 
 REASON_NONE = "none"
@@ -34,8 +34,13 @@ class WindowVerdict:
     seconds: float
     trend: Trend
     growing: bool
-    above_baseline: bool
+    new_high: bool  # above the baseline's high-water mark (or no baseline known yet)
+    above_baseline: bool  # above it by the margin
     reason: str
+
+    @property
+    def suspicious(self) -> bool:
+        return self.growing and self.new_high
 
     @property
     def confirmed(self) -> bool:
@@ -52,6 +57,11 @@ class Assessment:
     @property
     def growing(self) -> bool:
         return any(v.growing for v in self.verdicts)
+
+    @property
+    def suspicious(self) -> bool:
+        """Growing to a new high: a daily cycle's rise back to yesterday's peak is not."""
+        return any(v.suspicious for v in self.verdicts)
 
     @property
     def confirmed(self) -> bool:
@@ -91,32 +101,33 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
             continue
         trend = estimate_trend(points.times, points.values, config.step_factor, series.resolution_bytes)
         growing = trend.z >= config.significance_z and trend.rate_per_hour >= series.min_rate_bytes_per_hour
-        above = False
+        new_high = above = False
         if growing:
-            above, high = _above_baseline(history, series, config, now, seconds, level)
+            baseline = history.baseline(now, seconds)
+            new_high = baseline is None or level > baseline.high
+            above = baseline is not None and _above_baseline(baseline, series, config, seconds, level)
+            high = baseline.high if above else None
             if not above and _beyond_any_table_growth(trend, points.aux, series, seconds, config):
                 above, high = True, level - trend.growth
+            new_high = new_high or above
             if above and baseline_high is None:
                 baseline_high = high
         reason = _reason(trend, points.times, points.values, points.aux, series, config) if growing else REASON_NONE
-        verdicts.append(WindowVerdict(seconds, trend, growing, above, reason))
+        verdicts.append(WindowVerdict(seconds, trend, growing, new_high, above, reason))
     if not verdicts:
         return None
     return Assessment(now, level, tuple(verdicts), baseline_high)
 
 
-def _above_baseline(
-    history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now: float, window: float, level: float
-) -> tuple[bool, float | None]:
-    baseline = history.baseline(now, window)
-    if baseline is None or baseline.span_seconds < max(window, config.min_baseline_seconds):
-        return False, None
+def _above_baseline(baseline: Baseline, series: SeriesConfig, config: LeakConfig, window: float, level: float) -> bool:
+    if baseline.span_seconds < max(window, config.min_baseline_seconds):
+        return False
     if baseline.span_seconds >= config.mature_baseline_seconds:
         spread = config.mature_margin_factor * baseline.detrended_range
     else:
         spread = config.young_margin_factor * baseline.range
     margin = max(series.min_growth_bytes, spread)
-    return level - baseline.high >= margin, baseline.high
+    return level - baseline.high >= margin
 
 
 def _beyond_any_table_growth(

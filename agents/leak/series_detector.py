@@ -1,9 +1,11 @@
 """The state machine of one watched series: ok -> suspect -> leaking -> ok, with hysteresis.
 
-- ok -> suspect: some trend window shows significant growth above the minimum rate.
+- ok -> suspect: some trend window shows significant growth above the minimum rate, to a
+  level above the baseline's high-water mark (a daily cycle's rise back to yesterday's
+  peak does not count; with no baseline yet, any growth does).
 - suspect -> leaking: the growth has also cleared the baseline for ``confirm_evaluations``
   consecutive evaluations (one per completed bin).
-- suspect -> ok: no window has grown for ``suspect_clear_seconds``.
+- suspect -> ok: nothing like that for ``suspect_clear_seconds``.
 - leaking -> ok: no growth for ``leaking_clear_seconds``, or the level fell back to the
   high-water mark it was detected above (tables dropped, server restarted).
 
@@ -77,6 +79,7 @@ class SeriesDetector:
         self.since: float | None = None
         self.confirmations = 0
         self.last_growth: float | None = None
+        self.last_suspicious: float | None = None
         self.clear_level: float | None = None
         self.last: Assessment | None = None
         self.reason = REASON_NONE
@@ -106,9 +109,10 @@ class SeriesDetector:
         old = self.state
         if assessment.growing:
             self.last_growth = now
-        quiet_for = now - self.last_growth if self.last_growth is not None else float("inf")
+        if assessment.suspicious:
+            self.last_suspicious = now
         if self.state == OK:
-            if assessment.growing:
+            if assessment.suspicious:
                 self.state = SUSPECT
                 self.confirmations = 1 if assessment.confirmed else 0
         elif self.state == SUSPECT:
@@ -116,11 +120,11 @@ class SeriesDetector:
             if self.confirmations >= self.config.confirm_evaluations:
                 self.state = LEAKING
                 self.clear_level = assessment.baseline_high
-            elif quiet_for >= self.config.suspect_clear_seconds:
+            elif _since(now, self.last_suspicious) >= self.config.suspect_clear_seconds:
                 self.state = OK
         elif self.state == LEAKING:
             returned = self.clear_level is not None and assessment.level <= self.clear_level
-            if returned or quiet_for >= self.config.leaking_clear_seconds:
+            if returned or _since(now, self.last_growth) >= self.config.leaking_clear_seconds:
                 self.state = OK
                 self.clear_level = None
                 self.confirmations = 0
@@ -154,6 +158,7 @@ class SeriesDetector:
             "reason": self.reason,
             "confirmations": self.confirmations,
             "last_growth": self.last_growth,
+            "last_suspicious": self.last_suspicious,
             "clear_level": self.clear_level,
             "history": self.history.to_dict(),
         }
@@ -171,7 +176,12 @@ class SeriesDetector:
         self.since = _optional_float(data.get("since"))
         self.confirmations = int(data.get("confirmations", 0))
         self.last_growth = _optional_float(data.get("last_growth"))
+        self.last_suspicious = _optional_float(data.get("last_suspicious"))
         self.clear_level = _optional_float(data.get("clear_level"))
+
+
+def _since(now: float, then: float | None) -> float:
+    return now - then if then is not None else float("inf")
 
 
 def _optional_float(value: Any) -> float | None:
