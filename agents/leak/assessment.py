@@ -1,10 +1,10 @@
 """Judge one series at one moment: is it growing, is the growth a leak, and why.
 
-Three questions, each answered per trend window (30 min, 2 h, 6 h by default):
+Three questions, each answered per trend window (15 min, 30 min, 2 h, 6 h by default):
 
-1. Growing?  Mann-Kendall says the (step-adjusted, binned) series rises, and the
-   Theil-Sen rate is above the series' minimum rate.  Noise fails the test; a one-off
-   step is removed before the test; a saturating warm-up passes it for a while.
+1. Growing?  Mann-Kendall says the binned series rises, and the Theil-Sen rate is above
+   the series' minimum rate.  Noise fails the test; a one-off step does not count (only
+   pairs of points on one side of it do); a saturating warm-up passes it for a while.
 2. Above the baseline?  The current level clears the highest level of the history
    before the window by a margin.  A warm-up after a restart returns to the old level and
    a daily cycle to yesterday's peak, so neither clears it; a leak keeps setting new highs.
