@@ -127,7 +127,9 @@ def parse_web_config(document: object, base_dir: Path) -> WebConfig:
             raise WebConfigError(f"tls_server_config.client_auth_type {auth_type!r} is not one of "
                                  f"{', '.join(k for k in _CLIENT_AUTH if k)}")
         ca = raw_tls.get("client_ca_file")
-        if _CLIENT_AUTH[auth_type] != ssl.CERT_NONE and "Verify" in auth_type and not ca:
+        # Python's ssl verifies every client certificate it asks for, so even
+        # RequestClientCert / RequireAnyClientCert need the CA that signed them.
+        if _CLIENT_AUTH[auth_type] != ssl.CERT_NONE and not ca:
             raise WebConfigError(f"client_auth_type {auth_type} needs client_ca_file")
         versions = {}
         for key in ("min_version", "max_version"):

@@ -197,6 +197,29 @@ def test_tls_and_basic_auth(mariadb, monitoring_user, tmp_path):
             urllib.request.urlopen(plain + "/metrics", timeout=5).read()
 
 
+def test_client_certificates_when_the_web_config_requires_them(mariadb, monitoring_user, tmp_path):
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=tmp_path)
+
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=test CA",
+            "-keyout", "ca.key", "-out", "ca.crt")
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", "server.key", "-out", "server.crt")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=prometheus", "-keyout", "client.key",
+            "-out", "client.csr")
+    openssl("x509", "-req", "-in", "client.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+            "-days", "1", "-out", "client.crt")
+    web = tmp_path / "web.yml"
+    web.write_text("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+                   "  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.crt\n")
+    with running_exporter(f"--config.my-cnf={monitoring_user.my_cnf}", "--no-collect.host",
+                          web_config=web) as exporter:
+        with pytest.raises(Exception):
+            exporter.get()
+        exporter.ssl_context.load_cert_chain(str(tmp_path / "client.crt"), str(tmp_path / "client.key"))
+        assert exporter.scrape().value("mysql_up") == 1.0
+
+
 def test_mysql_restart_without_restarting_the_exporter(tmp_path, make_monitoring_user):
     with ThrowawayMariaDB(base_dir=tmp_path / "db") as server:
         user = make_monitoring_user(server)
