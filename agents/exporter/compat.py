@@ -19,13 +19,9 @@ import re
 import time
 from typing import Iterator, Mapping, Sequence
 
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, UnknownMetricFamily
+
 from agents.exporter.encoding import FamilyInterner, scalar_family
-from prometheus_client.core import (
-    CounterMetricFamily,
-    GaugeMetricFamily,
-    Metric,
-    UnknownMetricFamily,
-)
 
 NAMESPACE = "mysql"
 
@@ -105,6 +101,15 @@ def _text(value: object) -> str:
     if isinstance(value, (bytes, bytearray)):
         return value.decode("utf-8", "replace")
     return str(value)
+
+
+def first_present(row: Mapping[str, object], *columns: str) -> object:
+    """The first of ``columns`` the row has (old and new spellings of one column)."""
+    for column in columns:
+        value = row_value(row, column)
+        if value is not None:
+            return value
+    return None
 
 
 def row_value(row: Mapping[str, object], column: str, default: object = None) -> object:
@@ -307,27 +312,17 @@ def slave_status_families(rows: Sequence[Mapping[str, object]]) -> list[Metric]:
     families: dict[str, UnknownMetricFamily] = {}
     for row in rows:
         labels = [
-            _text(row_value(row, "Master_Host") or row_value(row, "Source_Host")),
-            _text(row_value(row, "Master_UUID") or row_value(row, "Source_UUID")),
+            _text(first_present(row, "Master_Host", "Source_Host")),
+            _text(first_present(row, "Master_UUID", "Source_UUID")),
             _text(row_value(row, "Channel_Name")),
             _text(row_value(row, "Connection_name")),
         ]
-        seen_in_row: set[str] = set()
-        names_values: list[tuple[str, float]] = []
-        for column, raw_value in row.items():
-            value = status_number(raw_value)
-            if value is None:
-                continue
-            name = metric_name_part(column)
-            names_values.append((name, value))
-            seen_in_row.add(name)
-        for column, raw_value in row.items():
-            legacy = legacy_replication_name(column)
-            value = status_number(raw_value)
-            if value is not None and legacy not in seen_in_row:
-                names_values.append((legacy, value))
-                seen_in_row.add(legacy)
-        for name, value in names_values:
+        numeric = [(column, status_number(raw)) for column, raw in row.items()]
+        numeric = [(column, value) for column, value in numeric if value is not None]
+        names_values = {metric_name_part(column): value for column, value in numeric}
+        for column, value in numeric:  # old names only where the server printed new ones
+            names_values.setdefault(legacy_replication_name(column), value)
+        for name, value in names_values.items():
             family = families.get(name)
             if family is None:
                 family = families[name] = UnknownMetricFamily(
@@ -346,10 +341,8 @@ def slave_hosts_families(rows: Sequence[Mapping[str, object]]) -> list[Metric]:
             _text(row_value(row, "Server_id")),
             _text(row_value(row, "Host")),
             _text(row_value(row, "Port")),
-            _text(row_value(row, "Master_id") if row_value(row, "Master_id") is not None
-                  else row_value(row, "Source_Id")),
-            _text(row_value(row, "Slave_UUID") if row_value(row, "Slave_UUID") is not None
-                  else row_value(row, "Replica_UUID")),
+            _text(first_present(row, "Master_id", "Source_Id")),
+            _text(first_present(row, "Slave_UUID", "Replica_UUID")),
         ], 1)
     return [family] if family.samples else []
 

@@ -265,3 +265,26 @@ def test_promtool_accepts_the_compatible_families(tmp_path):
     problems = [line for line in result.stderr.decode().splitlines() if line]
     naming = ("should not have", "should not include type", "use base unit")
     assert [p for p in problems if not any(n in p for n in naming)] == []
+
+
+@pytest.mark.parametrize("row", [
+    {"Server_id": 2, "Host": "replica1", "Port": 3306, "Master_id": 1},  # MariaDB SHOW REPLICA HOSTS
+    {"Server_Id": 2, "Host": "replica1", "Port": 3306, "Source_Id": 1,
+     "Replica_UUID": "6151d979-1ef3-11ed-a509-0242ac120003"},  # MySQL 8 SHOW REPLICAS
+])
+def test_slave_hosts_info_under_mysqld_exporter_name(row):
+    (info,) = compat.slave_hosts_families([row])
+    assert info.name == "mysql_heartbeat_mysql_slave_hosts_info"
+    (sample,) = info.samples
+    assert sample.value == 1
+    assert sample.labels == {"server_id": "2", "slave_host": "replica1", "port": "3306", "master_id": "1",
+                             "slave_uuid": row.get("Replica_UUID", "")}
+
+
+def test_heartbeat_rows_per_server_id():
+    rows = [{"server_id": 1, "ts": 1700000000.25, "now": 1700000003.5},
+            {"server_id": 7, "ts": 1699999999.0, "now": 1700000003.5}]
+    got = samples(compat.heartbeat_families({"rows": rows}))
+    assert got[("mysql_heartbeat_stored_timestamp_seconds", (("server_id", "7"),))] == 1699999999.0
+    assert got[("mysql_heartbeat_now_timestamp_seconds", (("server_id", "1"),))] == 1700000003.5
+    assert compat.heartbeat_families({"rows": []}) == []
