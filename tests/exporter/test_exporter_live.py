@@ -429,3 +429,19 @@ def test_prometheus_scrapes_and_queries(mariadb, monitoring_user, tmp_path):
         finally:
             process.terminate()
             process.wait(timeout=30)
+
+
+def test_probe_over_the_unix_socket(mariadb, tmp_path):
+    # Socket connections authenticate as user@localhost.
+    mariadb.execute("CREATE USER IF NOT EXISTS 'exporter_sock'@'localhost' IDENTIFIED BY 'sock-pw'",
+                    "GRANT PROCESS, REPLICATION CLIENT, SLAVE MONITOR ON *.* TO 'exporter_sock'@'localhost'")
+    my_cnf = tmp_path / "socket.cnf"
+    my_cnf.write_text("[client]\nuser = exporter_sock\npassword = sock-pw\n")
+    my_cnf.chmod(0o600)
+    with running_exporter(f"--config.my-cnf={my_cnf}", "--no-collect.host",
+                          f"--mysqld.address=unix://{mariadb.socket_path}") as exporter:
+        via_metrics = exporter.scrape()
+        via_probe = exporter.scrape(f"/probe?target=unix://{mariadb.socket_path}")
+    for scrape in (via_metrics, via_probe):
+        assert scrape.value("mysql_up") == 1.0
+        assert scrape.value("mysql_global_variables_port") == float(mariadb.port)
