@@ -69,7 +69,8 @@ COLLECTORS: tuple[ExporterCollector, ...] = (
         lambda s, o, i: compat.slave_status_families(_raw(s, "replica_status", []))),
     ExporterCollector(
         "engine_innodb_status", "Collect from SHOW ENGINE INNODB STATUS (mysql_innodb_* from the catalog)", True,
-        ("innodb_status",), ("innodb",)),
+        ("innodb_status",), ("innodb",),
+        lambda s, o, i: compat.engine_innodb_families(s.values)),
     ExporterCollector(
         "info_schema.innodb_metrics", "Collect metrics from information_schema.innodb_metrics", False,
         ("innodb_metrics",), ("innodb_metrics",),

@@ -367,6 +367,29 @@ def heartbeat_families(heartbeat: Mapping[str, object]) -> list[Metric]:
     return [f for f in (now, stored) if f.samples]
 
 
+# --------------------------------------------------------------------------- engine_innodb_status
+
+# mysqld_exporter's engine_innodb_status collector read three numbers out of the
+# ROW OPERATIONS section; our parser reads them (and ~200 more) under catalog names.
+_ENGINE_INNODB = (
+    ("queries_inside_innodb", "Queries inside InnoDB.", "innodb_row_queries_inside"),
+    ("queries_in_queue", "Queries in queue.", "innodb_row_queries_queued"),
+    ("read_views_open_inside_innodb", "Read views open inside InnoDB.", "innodb_row_read_views_open"),
+)
+
+
+def engine_innodb_families(values: Mapping[str, object]) -> list[Metric]:
+    """The three mysql_engine_innodb_* gauges, from the parsed InnoDB status values."""
+    families = []
+    for name, help_text, catalog_name in _ENGINE_INNODB:
+        value = status_number(values.get(catalog_name))
+        if value is not None:
+            family = GaugeMetricFamily(fq_name("engine_innodb", name), help_text)
+            family.add_metric([], value)
+            families.append(family)
+    return families
+
+
 # --------------------------------------------------------------------------- binlog
 
 def binlog_families(binary_logs: Sequence[Sequence[object]]) -> list[Metric]:

@@ -288,3 +288,13 @@ def test_heartbeat_rows_per_server_id():
     assert got[("mysql_heartbeat_stored_timestamp_seconds", (("server_id", "7"),))] == 1699999999.0
     assert got[("mysql_heartbeat_now_timestamp_seconds", (("server_id", "1"),))] == 1700000003.5
     assert compat.heartbeat_families({"rows": []}) == []
+
+
+def test_engine_innodb_status_gauges():
+    values = {"innodb_row_queries_inside": 2, "innodb_row_queries_queued": 0, "innodb_row_read_views_open": 5}
+    got = samples(compat.engine_innodb_families(values))
+    assert got == {("mysql_engine_innodb_queries_inside_innodb", ()): 2.0,
+                   ("mysql_engine_innodb_queries_in_queue", ()): 0.0,
+                   ("mysql_engine_innodb_read_views_open_inside_innodb", ()): 5.0}
+    # A value the parser did not find is absent, not 0.
+    assert compat.engine_innodb_families({}) == []

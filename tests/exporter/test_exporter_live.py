@@ -341,7 +341,7 @@ def test_compatible_with_mysqld_exporter(mariadb, monitoring_user, tmp_path):
     from exporter_harness import RunningExporter
 
     collectors = ("global_status", "global_variables", "slave_status", "info_schema.innodb_metrics",
-                  "perf_schema.memory_events", "binlog_size", "info_schema.processlist")
+                  "perf_schema.memory_events", "binlog_size", "info_schema.processlist", "engine_innodb_status")
     flags = [f"--collect.{c}" for c in collectors]
     port = free_loopback_port()
     process = subprocess.Popen(
