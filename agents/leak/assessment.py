@@ -37,6 +37,9 @@ class WindowVerdict:
     new_high: bool  # above the baseline's high-water mark (or no baseline known yet)
     above_baseline: bool  # above it by the margin
     reason: str
+    # The rate to report: the window's, or that of its points above the baseline when the
+    # window still holds the flat past before a fresh leak (which would understate it).
+    rate_per_second: float
 
     @property
     def suspicious(self) -> bool:
@@ -77,7 +80,7 @@ class Assessment:
         """
         growing = [v for v in self.verdicts if v.growing]
         if growing:
-            return max(growing, key=lambda v: v.trend.slope_per_second)
+            return max(growing, key=lambda v: v.rate_per_second)
         return self.verdicts[0] if self.verdicts else None
 
     @property
@@ -113,7 +116,10 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
             if above and baseline_high is None:
                 baseline_high = high
         reason = _reason(trend, points.times, points.values, points.aux, series, config) if growing else REASON_NONE
-        verdicts.append(WindowVerdict(seconds, trend, growing, new_high, above, reason))
+        rate = trend.slope_per_second
+        if above and high is not None:
+            rate = max(rate, _rate_above(points.times, points.values, high, series, config) or rate)
+        verdicts.append(WindowVerdict(seconds, trend, growing, new_high, above, reason, rate))
     if not verdicts:
         return None
     return Assessment(now, level, tuple(verdicts), baseline_high)
@@ -128,6 +134,17 @@ def _above_baseline(baseline: Baseline, series: SeriesConfig, config: LeakConfig
         spread = config.young_margin_factor * baseline.range
     margin = max(series.min_growth_bytes, spread)
     return level - baseline.high >= margin
+
+
+def _rate_above(times: list[float], values: list[float], high: float, series: SeriesConfig,
+                config: LeakConfig) -> float | None:
+    """Slope of the window's last points above ``high`` (since it last touched it)."""
+    start = len(values)
+    while start > 0 and values[start - 1] > high:
+        start -= 1
+    if len(values) - start < 5:
+        return None
+    return estimate_trend(times[start:], values[start:], config.step_factor, series.resolution_bytes).slope_per_second
 
 
 def _beyond_any_table_growth(

@@ -143,7 +143,7 @@ class SeriesDetector:
             state=self.state,
             reason=self.reason,
             level=self.last.level if self.last else self.history.level(),
-            rate_bytes_per_hour=evidence.trend.rate_per_hour if evidence else None,
+            rate_bytes_per_hour=evidence.rate_per_second * 3600.0 if evidence else None,
             window_seconds=evidence.seconds if evidence else None,
             window_growth_bytes=evidence.trend.growth if evidence else None,
             growing=bool(evidence and evidence.growing),
