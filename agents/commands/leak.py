@@ -10,7 +10,13 @@ from pathlib import Path
 
 import yaml
 
-from agents.leak.config import LeakConfigError, load_leak_config, series_config
+from agents.leak.config import (
+    LeakConfigError,
+    canonical_series_name,
+    is_known_series,
+    load_leak_config,
+    series_config,
+)
 from agents.leak.replay import TraceError, read_trace, replay
 
 EPILOG = """\
@@ -51,7 +57,9 @@ def register(subparsers) -> None:
                                help="the trace: timestamp,value[,open_table_definitions]; '-' reads stdin")
     replay_parser.add_argument("--series", default="innodb_mem_dictionary_bytes", metavar="NAME",
                                help="catalog name of the traced series; picks its thresholds "
-                               "(default: innodb_mem_dictionary_bytes)")
+                               "(default: innodb_mem_dictionary_bytes; process_resident_memory_bytes, "
+                               "innodb_mem_adaptive_hash_index_bytes, innodb_mem_total_allocated_bytes, "
+                               "perf_schema_memory_bytes{event_name=...} ...)")
     replay_parser.add_argument("--config", metavar="FILE",
                                help="YAML agent config whose leak: section overrides the defaults")
     replay_parser.add_argument("--limit-bytes", type=float, metavar="BYTES",
@@ -70,9 +78,12 @@ def _settings(args):
             raise LeakConfigError(f"{args.config}: not a YAML mapping")
         section = document.get("leak")
     config = dataclasses.replace(load_leak_config(section), state_file=None)
-    base_name = args.series.split("{", 1)[0]
+    base_name = canonical_series_name(args.series)
     configured = [s for s in config.series if s.name == base_name]
-    series = configured[0] if configured else series_config(base_name)
+    if not configured and not is_known_series(args.series):
+        print(f"mysql-snmp leak replay: {args.series} is not a watched memory series; using generic thresholds",
+              file=sys.stderr)
+    series = configured[0] if configured else series_config(args.series)
     if args.limit_bytes is not None:
         if not args.limit_bytes > 0:
             raise LeakConfigError("--limit-bytes must be positive")

@@ -186,12 +186,36 @@ def load_leak_config(section: Mapping[str, Any] | None) -> LeakConfig:
     return LeakConfig(**top)
 
 
+# Names people use for the watched series (the issue's wording, SHOW STATUS variables)
+# -> the catalog series whose settings apply.
+SERIES_ALIASES = {
+    "innodb_dictionary_memory_bytes": "innodb_mem_dictionary_bytes",
+    "status_innodb_mem_dictionary": "innodb_mem_dictionary_bytes",
+    "innodb_dictionary_cache_bytes": "innodb_mem_dictionary_cache_bytes",
+    "innodb_adaptive_hash_index_memory_bytes": "innodb_mem_adaptive_hash_index_bytes",
+    "status_innodb_mem_adaptive_hash": "innodb_mem_adaptive_hash_index_bytes",
+    "innodb_total_memory_bytes": "innodb_mem_total_allocated_bytes",
+    "process_rss_bytes": PROCESS_RSS_SERIES,
+}
+
+
+def canonical_series_name(name: str) -> str:
+    base = name.split("{", 1)[0]
+    return SERIES_ALIASES.get(base, base)
+
+
+def is_known_series(name: str) -> bool:
+    return any(raw["name"] == canonical_series_name(name) for raw in DEFAULT_SERIES)
+
+
 def series_config(name: str, **overrides: Any) -> SeriesConfig:
-    """The default settings of a catalog series (those of DEFAULT_SERIES when listed there)."""
+    """The default settings of a catalog series (those of DEFAULT_SERIES when listed there,
+    generic ones otherwise); ``name`` may be an alias or carry labels (``name{k=v}``)."""
+    canonical = canonical_series_name(name)
     for raw in DEFAULT_SERIES:
-        if raw["name"] == name:
-            return _series({**raw, **overrides}, {}, name)
-    return _series({"name": name, **overrides}, {}, name)
+        if raw["name"] == canonical:
+            return _series({**raw, "labels": {}, **overrides}, {}, name)
+    return _series({"name": canonical, **overrides}, {}, name)
 
 
 __all__ = [
@@ -200,5 +224,7 @@ __all__ = [
     "LeakConfigError",
     "SeriesConfig",
     "load_leak_config",
+    "canonical_series_name",
+    "is_known_series",
     "series_config",
 ]

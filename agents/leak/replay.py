@@ -15,6 +15,7 @@ read once.  Blank lines and lines starting with ``#`` are skipped.  Anything els
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Iterable, Iterator, TextIO
@@ -26,6 +27,7 @@ from agents.leak.series_detector import STATE_NAMES, SeriesDetector
 TIME_COLUMNS = ("timestamp", "time", "t")
 VALUE_COLUMNS = ("value", "bytes")
 AUX_COLUMNS = ("open_table_definitions",)
+TABLES_SERIES = "status_open_table_definitions"
 
 
 class TraceError(ValueError):
@@ -129,6 +131,10 @@ class ReplayChange:
 
 def replay(samples: Iterable[Sample], series_id: str, series: SeriesConfig, config: LeakConfig) -> Iterator[ReplayChange]:
     """Feed the samples in order; yield one ReplayChange per state change."""
+    samples = list(samples)
+    if series.explained_by is None and any(s.aux is not None for s in samples):
+        # the trace's own open_table_definitions column says what explains the growth
+        series = dataclasses.replace(series, explained_by=TABLES_SERIES)
     detector = SeriesDetector(series_id, series, config)
     use_aux = series.explained_by is not None
     for sample in samples:

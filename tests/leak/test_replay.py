@@ -144,3 +144,18 @@ def test_console_command_end_to_end(tmp_path):
                          cwd=repo, timeout=120)
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.strip() == f"mysql-snmp leak replay: {tmp_path / 'bad.csv'}:3: value 'x' is not a number"
+
+
+def test_series_aliases_and_unknown_series(tmp_path, capsys):
+    trace = synthetic.table_growth(days=0.5, onset=4 * HOUR, hours=3)
+    write_trace(tmp_path / "tables.csv", trace)
+    _, canonical, _ = run_cli(capsys, "--input", str(tmp_path / "tables.csv"), "--series", "innodb_mem_dictionary_bytes")
+    code, alias, err = run_cli(capsys, "--input", str(tmp_path / "tables.csv"),
+                               "--series", "innodb_dictionary_memory_bytes")
+    assert code == 0 and err == "" and alias == canonical
+    # an unknown series gets generic thresholds, a warning, and still uses the trace's table counts
+    faster = synthetic.table_growth(days=0.5, onset=4 * HOUR, hours=3, tables_per_hour=1000)  # 2.1 MiB/h
+    write_trace(tmp_path / "faster.csv", faster)
+    code, generic, err = run_cli(capsys, "--input", str(tmp_path / "faster.csv"), "--series", "my_gauge_bytes")
+    assert code == 0 and "my_gauge_bytes is not a watched memory series" in err
+    assert next(r for r in generic if r["state"] == "leaking")["reason"] == "tables"
