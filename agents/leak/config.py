@@ -1,13 +1,15 @@
 """Leak detector settings: which series to watch, how to judge them, where to keep history.
 
 Loaded from the ``leak:`` section of the agent's YAML config; every key has a default,
-so an absent section gives a detector that works untouched.  Per-series settings are the
-``defaults`` block overlaid by the series' own entry.
+so an absent section gives a detector that works untouched.  A series' settings are the
+built-in ones of that catalog series (DEFAULT_SERIES), overlaid by the section's
+``defaults`` block, overlaid by the series' own entry.  A ``series`` list replaces the
+default list of watched series.
 
 ```yaml
 leak:
   state_file: /var/lib/mysql-snmp/leak-state.json
-  windows_seconds: [1800, 7200, 21600]
+  windows_seconds: [900, 1800, 7200, 21600]
   series:
     - name: innodb_mem_dictionary_bytes
       explained_by: status_open_table_definitions
@@ -125,8 +127,13 @@ _SERIES_FIELDS = {f.name for f in dataclasses.fields(SeriesConfig)}
 _TOP_FIELDS = {f.name for f in dataclasses.fields(LeakConfig)} - {"series"}
 
 
+def _builtin(name: Any) -> Mapping[str, Any]:
+    return next((raw for raw in DEFAULT_SERIES if raw["name"] == name), {})
+
+
 def _series(raw: Mapping[str, Any], defaults: Mapping[str, Any], where: str) -> SeriesConfig:
-    merged = {**defaults, **raw}
+    # built-in settings of a known series < the section's defaults block < the entry itself
+    merged = {**_builtin(raw.get("name")), **defaults, **raw}
     unknown = set(merged) - _SERIES_FIELDS
     if unknown:
         raise LeakConfigError(f"{where}: unknown keys {sorted(unknown)}")

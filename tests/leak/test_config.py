@@ -57,3 +57,12 @@ def test_bad_config_names_the_key(section, message):
     with pytest.raises(LeakConfigError) as error:
         load_leak_config(section)
     assert message in str(error.value)
+
+
+def test_a_listed_series_keeps_its_builtin_settings_unless_overridden():
+    config = load_leak_config({"series": [{"name": "innodb_mem_dictionary_bytes", "min_growth_bytes": 1e6},
+                                          {"name": "process_resident_memory_bytes"}]})
+    dictionary, rss = config.series
+    assert dictionary.explained_by == "status_open_table_definitions"
+    assert dictionary.min_rate_bytes_per_hour == 512 * 1024 and dictionary.min_growth_bytes == 1e6
+    assert rss.limit_series == ("process_cgroup_memory_limit_bytes", "host_memory_total_bytes")
