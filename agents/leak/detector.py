@@ -21,19 +21,13 @@ from __future__ import annotations
 
 import fnmatch
 import logging
-import math
 import os
 from typing import Any, Callable, Iterator, Mapping
 
 from agents.leak.assessment import REASONS
-from agents.leak.config import (
-    PROCESS_LIMIT_SERIES,
-    PROCESS_RSS_SERIES,
-    LeakConfig,
-    SeriesConfig,
-    load_leak_config,
-)
-from agents.leak.series_detector import LeakEvent, Reading, SeriesDetector
+from agents.leak.config import LeakConfig, SeriesConfig, load_leak_config
+from agents.leak.forecast import forecast, number
+from agents.leak.series_detector import LeakEvent, SeriesDetector
 from agents.leak.state_file import load_state, save_state
 from agents.snapshot import Labels, Snapshot, labels_of
 
@@ -47,44 +41,6 @@ def series_id(name: str, labels: Labels) -> str:
     if not labels:
         return name
     return name + "{" + ",".join(f"{k}={v}" for k, v in labels) + "}"
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
-def forecast(
-    reading: Reading, series: SeriesConfig, values: Mapping[str, Any]
-) -> tuple[float | None, float | None]:
-    """(seconds until the limit, the limit) at the current rate; None where unknown.
-
-    A series with its own limit_bytes counts towards it.  mysqld's RSS counts towards
-    the smallest of physical memory and the cgroup limit.  Any other series (dictionary,
-    AHI, instruments) lives inside mysqld, so its growth eats the process's headroom:
-    the forecast is that headroom divided by the series' rate.
-    """
-    process_limit = _smallest(values, series.limit_series or PROCESS_LIMIT_SERIES)
-    if series.limit_bytes is not None:
-        limit, room = series.limit_bytes, (series.limit_bytes - reading.level if reading.level is not None else None)
-    elif series.is_process_memory:
-        limit = process_limit
-        room = limit - reading.level if limit is not None and reading.level is not None else None
-    else:
-        limit = process_limit
-        rss = _number(values.get(PROCESS_RSS_SERIES))
-        room = limit - rss if limit is not None and rss is not None else None
-    rate = reading.rate_bytes_per_hour
-    if room is None or not reading.growing or not rate or rate <= 0:
-        return None, limit
-    return max(0.0, room) / (rate / 3600.0), limit
-
-
-def _smallest(values: Mapping[str, Any], names: tuple[str, ...]) -> float | None:
-    present = [v for v in (_number(values.get(n)) for n in names) if v is not None and v > 0]
-    return min(present) if present else None
 
 
 class LeakDetector:
@@ -109,7 +65,7 @@ class LeakDetector:
                 detector = self._detector(ident, series)
                 if detector is None:
                     continue
-                aux = _number(snapshot.values.get(series.explained_by)) if series.explained_by else None
+                aux = number(snapshot.values.get(series.explained_by)) if series.explained_by else None
                 change = detector.feed(snapshot.timestamp, value, aux)
                 if change is not None:
                     self._record(detector, change, snapshot)
@@ -123,14 +79,14 @@ class LeakDetector:
     def _watched(self, snapshot: Snapshot) -> Iterator[tuple[str, SeriesConfig, float]]:
         for series in self.config.series:
             if not series.labels:
-                value = _number(snapshot.values.get(series.name))
+                value = number(snapshot.values.get(series.name))
                 if value is not None:
                     yield series.name, series, value
                 continue
             for labels, raw in (snapshot.series.get(series.name) or {}).items():
                 given = dict(labels)
                 if all(k in given and fnmatch.fnmatchcase(given[k], pattern) for k, pattern in series.labels):
-                    value = _number(raw)
+                    value = number(raw)
                     if value is not None:
                         yield series_id(series.name, labels), series, value
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, TextIO
 
 from agents.leak.config import LeakConfig, SeriesConfig
-from agents.leak.detector import forecast
+from agents.leak.forecast import forecast
 from agents.leak.series_detector import STATE_NAMES, SeriesDetector
 
 TIME_COLUMNS = ("timestamp", "time", "t")

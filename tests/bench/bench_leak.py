@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agents.leak import synthetic  # noqa: E402
 from agents.leak.config import LeakConfig, series_config  # noqa: E402
-from agents.leak.detector import forecast  # noqa: E402
+from agents.leak.forecast import forecast  # noqa: E402
 from agents.leak.series_detector import LEAKING, SUSPECT, SeriesDetector  # noqa: E402
 
 

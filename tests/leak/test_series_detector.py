@@ -86,7 +86,7 @@ def test_rss_leak_forecast_is_within_25_percent():
     trace = synthetic.rss_leak(days=1.0, onset=12 * HOUR)
     detector = SeriesDetector(trace.series, series_config(trace.series, limit_bytes=trace.limit_bytes),
                               LeakConfig(state_file=None))
-    from agents.leak.detector import forecast
+    from agents.leak.forecast import forecast
 
     for t, value, _ in trace.rows():
         detector.feed(t, value)
