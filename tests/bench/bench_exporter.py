@@ -59,8 +59,13 @@ def go_command(my_cnf: Path, port: int, defaults: bool) -> list[str]:
 
 
 def our_command(my_cnf: Path, port: int, defaults: bool) -> list[str]:
+    # The leak detector runs (it is on by default) but keeps its history next to my_cnf,
+    # not in /var/lib/mysql-snmp.
+    leak_config = my_cnf.with_name("leak.yml")
+    leak_config.write_text(f"leak:\n  state_file: {my_cnf.with_name('leak-state.json')}\n")
     command = [sys.executable, "-m", "agents.cli", "--log-level=warning", "exporter",
-               f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}"]
+               f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}",
+               f"--exporter.leak-config={leak_config}"]
     if not defaults:
         command += [f"--collect.{name}" for name in COLLECTORS] + ["--no-collect.host"]
     return command
