@@ -157,7 +157,13 @@ class LeakDetector:
     def save(self, now: float) -> None:
         if not self.state_path:
             return
-        state = dict(self._saved_state)  # series not seen since the restart keep their history
+        # Series not seen since the restart keep their history until it is older than the
+        # baseline (a dropped instrument must not stay in the file for ever).
+        self._saved_state = {
+            ident: saved for ident, saved in self._saved_state.items()
+            if _last_time(saved) is not None and now - _last_time(saved) <= self.config.baseline_seconds
+        }
+        state = dict(self._saved_state)
         state.update({ident: d.to_dict() for ident, d in self.detectors.items()})
         try:
             save_state(self.state_path, state, now)
@@ -173,3 +179,10 @@ class LeakDetector:
         if self._last_save is not None or self.detectors:
             last_times = [d.history.last_time for d in self.detectors.values() if d.history.last_time]
             self.save(max(last_times) if last_times else 0.0)
+
+
+def _last_time(saved: Any) -> float | None:
+    try:
+        return float(saved["history"]["last_time"])
+    except (KeyError, TypeError, ValueError):
+        return None

@@ -171,3 +171,18 @@ def test_state_path_for_target_gives_each_target_its_file():
     assert str(state_path_for_target(base, "db1:3306")) == "/var/lib/mysql-snmp/leak-state.db1_3306.json"
     assert str(state_path_for_target(base, "unix:///run/mysqld/mysqld.sock")) == \
         "/var/lib/mysql-snmp/leak-state.unix_run_mysqld_mysqld.sock.json"
+
+
+def test_saved_series_not_seen_again_are_dropped_once_older_than_the_baseline(tmp_path):
+    path = tmp_path / "leak.json"
+    first = LeakDetector({"series": [{"name": DICT}, {"name": "process_resident_memory_bytes"}]}, state_path=path)
+    first.observe(Snapshot("db1", 1000.0, True, values={DICT: 1e6, "process_resident_memory_bytes": 1e9}))
+    first.close()
+    second = LeakDetector({"series": [{"name": DICT}, {"name": "process_resident_memory_bytes"}]}, state_path=path)
+    second.observe(Snapshot("db1", 2000.0, True, values={DICT: 1e6}))  # no RSS any more
+    second.save(2000.0)
+    assert set(json.loads(path.read_text())["series"]) == {DICT, "process_resident_memory_bytes"}
+    week_later = 1000.0 + second.config.baseline_seconds + 3600
+    second.observe(Snapshot("db1", week_later, True, values={DICT: 1e6}))
+    second.save(week_later)
+    assert set(json.loads(path.read_text())["series"]) == {DICT}
