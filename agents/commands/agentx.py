@@ -8,9 +8,17 @@ import logging
 import signal
 import sys
 import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agents.commands.collect import add_collection_arguments, collector_from_args
 from agents.connection import ConfigError, add_connection_arguments
+
+if TYPE_CHECKING:
+    from agents.agentx.refresher import ViewRefresher
+    from agents.agentx.session import AgentXSession
+    from agents.collection import Collector
+    from agents.leak.detector import LeakDetector
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +32,9 @@ examples:
 
 Requests are answered from the last collection (every --refresh seconds); when MySQL cannot
 be reached its objects answer noSuchInstance while myAgentMysqlUp and myAgentLastError say why.
+The memory leak detector fills myLeakTable and sends leakDetected / leakCleared through snmpd
+(trap2sink / trapsess in snmpd.conf) on each state change; its history survives restarts in
+--leak-state (default /var/lib/mysql-snmp/leak-state.<target>.json).
 Exit status: 0 after SIGTERM/SIGINT, 2 for a broken configuration.
 """
 
@@ -51,14 +62,40 @@ def register(subparsers) -> None:
                        help="a collection starts no new source after this many seconds (default: --refresh)")
     group.add_argument("--ping-interval", type=float, default=15.0, metavar="SECONDS",
                        help="seconds between two AgentX Pings to snmpd (default: 15)")
+    leak = parser.add_argument_group("memory leak detector")
+    leak.add_argument("--leak-config", metavar="FILE",
+                      help="YAML file whose leak: section configures the detector (default settings without it)")
+    leak.add_argument("--leak-state", metavar="FILE",
+                      help="file keeping the detector's history across restarts (default: the leak: section's "
+                      "state_file, else /var/lib/mysql-snmp/leak-state.<target>.json)")
+    leak.add_argument("--no-leak", dest="leak", action="store_false",
+                      help="do not run the leak detector (myLeakTable stays empty, no leak notifications)")
     parser.set_defaults(handler=run)
 
 
-def build_agent(args, hooks=()):
-    """(collector, refresher, session) from the flags; raises ConfigError/ValueError on bad flags.
+@dataclass
+class Agent:
+    """What ``run`` serves and then closes: the collector's connection and the leak history."""
 
-    ``hooks`` run on each snapshot in the collection thread (e.g. the leak detector's
-    ``observe``); a hook can notify through ``session.submit_notify``."""
+    collector: Collector
+    refresher: ViewRefresher
+    session: AgentXSession
+    leak_detector: LeakDetector | None = None
+
+    def close(self) -> None:
+        # After the refresher has stopped, so the last observation is in the saved history.
+        try:
+            if self.leak_detector is not None:
+                self.leak_detector.close()
+        finally:
+            self.collector.close()
+
+
+def build_agent(args, hooks=()) -> Agent:
+    """The agent the flags describe; raises ConfigError/ValueError on bad flags.
+
+    ``hooks`` run on each snapshot in the collection thread, after the leak detector's (so
+    they see its values); a hook can notify through ``session.submit_notify``."""
     from agents.agentx.refresher import ViewRefresher
     from agents.agentx.session import AgentXSession, MasterAddress
     from agents.agentx.view import TreeLayout
@@ -82,10 +119,23 @@ def build_agent(args, hooks=()):
         return collector.collect(deadline=time.monotonic() + timeout)
 
     refresher = ViewRefresher(collect, TreeLayout.from_catalog(catalog, legacy_root), args.refresh,
-                              collector.settings.target, list(hooks))
+                              collector.settings.target)
     session = AgentXSession(address, refresher.current_view, [legacy_root, new_root],
                             agent_id=legacy_root[:-1], ping_interval=args.ping_interval)
-    return collector, refresher, session
+    detector = None
+    if args.leak:
+        from agents.leak.notifications import leak_notification_hook
+        from agents.leak.setup import build_leak_detector, describe_watched
+
+        try:
+            detector = build_leak_detector(collector.settings.target, args.leak_config, args.leak_state)
+        except ValueError:
+            collector.close()
+            raise
+        log.info("leak detector watching %s", describe_watched(detector))
+        refresher.hooks.append(leak_notification_hook(detector, session, catalog))
+    refresher.hooks.extend(hooks)
+    return Agent(collector, refresher, session, detector)
 
 
 async def serve(refresher, session) -> None:
@@ -99,12 +149,14 @@ async def serve(refresher, session) -> None:
 
 def run(args) -> int:
     try:
-        collector, refresher, session = build_agent(args)
+        agent = build_agent(args)
     except (ConfigError, ValueError) as exc:
         print(f"mysql-snmp agentx: {exc}", file=sys.stderr)
         return 2
-    with collector:
-        asyncio.run(serve(refresher, session))
+    try:
+        asyncio.run(serve(agent.refresher, agent.session))
+    finally:
+        agent.close()
     return 0
 
 

@@ -1,0 +1,76 @@
+"""One LeakDetector per monitored target, built from an agent's flags.
+
+Both agents (``mysql-snmp agentx`` and ``mysql-snmp exporter``) take a YAML file whose
+``leak:`` section configures the detector, and a state file path.  Where the history is
+kept, first match wins:
+
+1. the state-file flag (``--leak-state`` / ``--exporter.leak-state-file``), as given;
+2. ``state_file`` in the YAML section (empty or null: keep no history);
+3. ``/var/lib/mysql-snmp/leak-state.<target>.json``: one file per target, so agents
+   watching different servers never share (and overwrite) each other's baseline.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from agents.leak.config import DEFAULT_STATE_FILE, LeakConfig, LeakConfigError, load_leak_config
+from agents.leak.detector import LeakDetector
+from agents.leak.state_file import state_path_for_target
+
+
+def read_leak_section(config_file: str | os.PathLike | None) -> Mapping[str, Any] | None:
+    """The ``leak:`` section of a YAML file (None without a file or section)."""
+    if not config_file:
+        return None
+    try:
+        document = yaml.safe_load(Path(config_file).read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise LeakConfigError(f"{config_file}: {exc}") from None
+    if document is None:
+        return None
+    if not isinstance(document, dict):
+        raise LeakConfigError(f"{config_file}: not a YAML mapping")
+    section = document.get("leak")
+    if section is not None and not isinstance(section, dict):
+        raise LeakConfigError(f"{config_file}: leak: must be a mapping")
+    return section
+
+
+def state_path(section: Mapping[str, Any] | None, config: LeakConfig, target: str,
+               state_file: str | os.PathLike | None = None) -> Path | None:
+    """Where this target's history is kept (None: nowhere); see the module docstring."""
+    if state_file:
+        return Path(state_file)
+    if section and "state_file" in section:
+        return Path(config.state_file) if config.state_file else None
+    return state_path_for_target(DEFAULT_STATE_FILE, target)
+
+
+def build_leak_detector(target: str, config_file: str | os.PathLike | None = None,
+                        state_file: str | os.PathLike | None = None) -> LeakDetector:
+    """The detector of one target; raises LeakConfigError (naming the file) on a bad config."""
+    section = read_leak_section(config_file)
+    try:
+        config = load_leak_config(section)
+    except LeakConfigError as exc:
+        raise LeakConfigError(f"{config_file}: {exc}") from None
+    return LeakDetector(config, state_path=state_path(section, config, target, state_file))
+
+
+def describe_watched(detector: LeakDetector) -> str:
+    """The watched series as one log line: ``name{label=pattern} (explained by x), ...``."""
+    parts = []
+    for series in detector.config.series:
+        text = series.name
+        if series.labels:
+            text += "{" + ",".join(f"{k}={v}" for k, v in series.labels) + "}"
+        if series.explained_by:
+            text += f" (explained by {series.explained_by})"
+        parts.append(text)
+    where = detector.state_path or "not kept"
+    return f"{', '.join(parts) or 'no series'}; history: {where}"
