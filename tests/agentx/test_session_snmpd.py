@@ -14,7 +14,7 @@ from agents.collection import Collector
 from agents.connection import settings_from_my_cnf
 from agents.snapshot import Snapshot, labels_of
 from agents.throwaway import ThrowawayMariaDB
-from tests.agentx.conftest import InProcessAgent, mysql_up, run_agent, stop_agent
+from tests.agentx.agent_process import InProcessAgent, mysql_up, run_agent, stop_agent
 from tests.agentx.netsnmp import wait_until
 
 pytestmark = [pytest.mark.snmp, pytest.mark.live]

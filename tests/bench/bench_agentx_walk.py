@@ -36,7 +36,7 @@ from agents.catalog import format_oid, load_catalog  # noqa: E402
 from agents.collection import Collector  # noqa: E402
 from agents.connection import settings_from_my_cnf  # noqa: E402
 from agents.throwaway import ThrowawayMariaDB  # noqa: E402
-from tests.agentx.conftest import mysql_up, run_agent, stop_agent  # noqa: E402
+from tests.agentx.agent_process import mysql_up, run_agent, stop_agent  # noqa: E402
 from tests.agentx.netsnmp import Snmpd, wait_until  # noqa: E402
 
 ORIGINAL_WALK_MS = 46.0  # the Perl mysql-snmp behind snmpd, per ../shared/README.md

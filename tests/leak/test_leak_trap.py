@@ -18,7 +18,7 @@ from agents.leak.detector import LeakDetector
 from agents.leak.notifications import leak_notification_hook
 from agents.snapshot import Snapshot, labels_of
 from agents.throwaway import free_loopback_port
-from tests.agentx.conftest import InProcessAgent
+from tests.agentx.agent_process import InProcessAgent
 from tests.agentx.netsnmp import wait_until
 
 pytestmark = pytest.mark.snmp
@@ -91,9 +91,8 @@ def test_leak_detected_and_cleared_reach_snmptrapd(tmp_path, trap_receiver):
     detector = LeakDetector({"state_file": None, "series": [{"name": SERIES}]})
     current = {"view": build_view(layout, Snapshot("db1", 0.0, False))}
     try:
-        agent = InProcessAgent(snmpd, current["view"], [catalog.new_root])
-        agent.session.view_provider = lambda: current["view"]
-        with agent:
+        with InProcessAgent(snmpd, current["view"], [catalog.new_root],
+                            view_provider=lambda: current["view"]) as agent:
             hook = leak_notification_hook(detector, agent.session, catalog)
             trace = synthetic.dictionary_leak(days=0.25, onset=4 * synthetic.HOUR)
             drop_at = trace.onset + 1.5 * synthetic.HOUR
