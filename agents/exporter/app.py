@@ -14,9 +14,6 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from pathlib import Path
-
-import yaml
 
 from agents.catalog import Catalog
 from agents.connection import ConfigError, ConnectionSettings
@@ -76,26 +73,19 @@ class ExporterApp:
         return Target(name, self._new_collector(settings), min_interval=self.config.min_interval,
                       may_interrupt=self.config.max_open_conns >= 2, observers=observers)
 
-    def _leak_detectors(self) -> list:
+    def _leak_detectors(self, target: str) -> list:
         """The leak detector of the /metrics target (its history is that server's)."""
         if not self.config.leak_detector:
             return []
         from agents.leak.config import LeakConfigError
-        from agents.leak.detector import LeakDetector
+        from agents.leak.setup import build_leak_detector, describe_watched
 
-        section = None
-        if self.config.leak_config:
-            try:
-                document = yaml.safe_load(Path(self.config.leak_config).read_text()) or {}
-            except (OSError, yaml.YAMLError) as exc:
-                raise ConfigError(f"{self.config.leak_config}: {exc}") from None
-            if not isinstance(document, dict):
-                raise ConfigError(f"{self.config.leak_config}: not a YAML mapping")
-            section = document.get("leak")
         try:
-            return [LeakDetector(section)]
+            detector = build_leak_detector(target, self.config.leak_config, self.config.leak_state_file)
         except LeakConfigError as exc:
-            raise ConfigError(f"{self.config.leak_config}: {exc}") from None
+            raise ConfigError(str(exc)) from None
+        log.info("leak detector watching %s", describe_watched(detector))
+        return [detector]
 
     def default_target(self) -> Target:
         with self._lock:
@@ -103,7 +93,7 @@ class ExporterApp:
                 settings = default_settings(self.config.my_cnf, self.config.mysqld_address,
                                             self.config.mysqld_username, self.environ)
                 log.info("/metrics target: %s", settings)
-                self._default = self._target(settings.target, settings, self._leak_detectors())
+                self._default = self._target(settings.target, settings, self._leak_detectors(settings.target))
             return self._default
 
     def probe_target(self, target: str, auth_module: str) -> Target:

@@ -83,6 +83,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cost.add_argument("--exporter.leak-config", dest="leak_config", metavar="FILE",
                       help="YAML file whose leak: section configures the memory leak detector "
                            "(mysql_leak_*; default settings without it)")
+    cost.add_argument("--exporter.leak-state-file", dest="leak_state_file", metavar="FILE",
+                      help="file keeping the leak detector's history across restarts (default: the leak: "
+                           "section's state_file, else /var/lib/mysql-snmp/leak-state.<target>.json)")
     add_bool_flag(cost, "exporter.leak-detector", True, "run the memory leak detector on the /metrics target")
 
     collectors = parser.add_argument_group("collectors")
@@ -125,6 +128,7 @@ class ExporterConfig:
     min_interval: float
     leak_detector: bool
     leak_config: str | None
+    leak_state_file: str | None
     scrape_timeout: float
     collector_timeout: float
     enabled: dict[str, bool]
@@ -160,6 +164,7 @@ def config_from_args(args: argparse.Namespace) -> ExporterConfig:
         min_interval=max(0.0, args.min_interval),
         leak_detector=args.exporter_leak_detector,
         leak_config=args.leak_config,
+        leak_state_file=args.leak_state_file,
         scrape_timeout=args.scrape_timeout,
         collector_timeout=args.collector_timeout,
         enabled=enabled,

@@ -85,13 +85,12 @@ def running_exporter(*flags: str, web_config: Path | None = None,
     """The exporter with mysqld_exporter-style ``flags``, serving on a free loopback port."""
     port = free_loopback_port()
     state_dir = tempfile.TemporaryDirectory(prefix="exporter-leak-")
-    leak_config = Path(state_dir.name) / "leak.yml"
     # The leak detector's history goes to a temp dir, not /var/lib/mysql-snmp.
-    leak_config.write_text(f"leak:\n  state_file: {Path(state_dir.name) / 'leak-state.json'}\n")
+    leak_state = Path(state_dir.name) / "leak-state.json"
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     config = config_from_args(parser.parse_args([f"--web.listen-address=127.0.0.1:{port}",
-                                                 f"--exporter.leak-config={leak_config}", *flags]))
+                                                 f"--exporter.leak-state-file={leak_state}", *flags]))
     web = load_web_config(web_config)
     app = ExporterApp(config, load_catalog(), web, environ=environ or {})
     servers = make_servers(app)

@@ -137,6 +137,49 @@ def test_default_settings_file_wins_flags_fill_in(tmp_path):
     assert (no_file.host, no_file.user) == ("db9", "flaguser")
 
 
+
+def test_leak_flags_reach_the_metrics_targets_detector(tmp_path):
+    from agents.catalog import load_catalog
+    from agents.exporter.app import ExporterApp
+
+    my_cnf = tmp_path / "my.cnf"
+    my_cnf.write_text("[client]\nuser = monitor\nhost = db1\nport = 3307\n")
+    my_cnf.chmod(0o600)
+    leak_config = tmp_path / "leak.yml"
+    leak_config.write_text("leak:\n  bin_seconds: 30\n")
+    config = parse(f"--config.my-cnf={my_cnf}", f"--exporter.leak-config={leak_config}",
+                   f"--exporter.leak-state-file={tmp_path / 'state.json'}")
+    assert (config.leak_config, config.leak_state_file) == (str(leak_config), str(tmp_path / "state.json"))
+    app = ExporterApp(config, load_catalog(), load_web_config(None), environ={})
+    try:
+        (detector,) = app.default_target().observers
+        assert detector.state_path == tmp_path / "state.json"
+        assert detector.config.bin_seconds == 30.0
+    finally:
+        app.close()
+    off = ExporterApp(parse(f"--config.my-cnf={my_cnf}", "--no-exporter.leak-detector"), load_catalog(),
+                      load_web_config(None), environ={})
+    try:
+        assert off.default_target().observers == ()
+    finally:
+        off.close()
+
+
+def test_bad_leak_config_is_a_config_error_naming_the_file(tmp_path):
+    from agents.catalog import load_catalog
+    from agents.exporter.app import ExporterApp
+
+    my_cnf = tmp_path / "my.cnf"
+    my_cnf.write_text("[client]\nuser = monitor\n")
+    my_cnf.chmod(0o600)
+    leak_config = tmp_path / "leak.yml"
+    leak_config.write_text("leak:\n  windows_seconds: []\n")
+    app = ExporterApp(parse(f"--config.my-cnf={my_cnf}", f"--exporter.leak-config={leak_config}"),
+                      load_catalog(), load_web_config(None), environ={})
+    with pytest.raises(ConfigError, match=f"{leak_config}: leak.windows_seconds: needs at least one window"):
+        app.default_target()
+
+
 # --------------------------------------------------------------------------- web config
 
 

@@ -1,0 +1,70 @@
+"""One detector per target from an agent's flags: config file, state file precedence, log line."""
+
+import pytest
+
+from agents.leak.config import LeakConfigError
+from agents.leak.setup import build_leak_detector, describe_watched
+
+
+def write(path, text):
+    path.write_text(text)
+    return path
+
+
+def test_without_flags_each_target_gets_its_file_under_var_lib():
+    detector = build_leak_detector("db1:3306")
+    assert str(detector.state_path) == "/var/lib/mysql-snmp/leak-state.db1_3306.json"
+    assert [s.name for s in detector.config.series][0] == "innodb_mem_dictionary_bytes"
+
+
+def test_state_flag_wins_over_the_config_file(tmp_path):
+    config = write(tmp_path / "leak.yml", f"leak:\n  state_file: {tmp_path / 'from-yaml.json'}\n")
+    assert build_leak_detector("db1:3306", config).state_path == tmp_path / "from-yaml.json"
+    flagged = build_leak_detector("db1:3306", config, tmp_path / "flag.json")
+    assert flagged.state_path == tmp_path / "flag.json"
+
+
+def test_config_file_can_turn_history_off(tmp_path):
+    config = write(tmp_path / "leak.yml", "leak:\n  state_file: null\n  bin_seconds: 30\n")
+    detector = build_leak_detector("db1:3306", config)
+    assert detector.state_path is None
+    assert detector.config.bin_seconds == 30.0
+
+
+def test_a_file_without_leak_section_gives_the_defaults(tmp_path):
+    config = write(tmp_path / "agent.yml", "other: {}\n")
+    detector = build_leak_detector("db1", config)
+    assert str(detector.state_path) == "/var/lib/mysql-snmp/leak-state.db1.json"
+    assert detector.config.bin_seconds == 60.0
+
+
+@pytest.mark.parametrize("text, message", [
+    ("leak:\n  bin_seconds: -1\n", "leak.bin_seconds: must be positive"),
+    ("leak:\n  colour: red\n", "unknown keys ['colour']"),
+    ("leak: [1, 2]\n", "leak: must be a mapping"),
+    ("- a list\n", "not a YAML mapping"),
+    ("leak: {bin_seconds: [\n", "while parsing"),
+])
+def test_bad_config_file_is_a_clear_error_naming_the_file(tmp_path, text, message):
+    config = write(tmp_path / "leak.yml", text)
+    with pytest.raises(LeakConfigError) as raised:
+        build_leak_detector("db1", config)
+    assert str(raised.value).startswith(str(config))
+    assert message in str(raised.value)
+
+
+def test_missing_config_file_is_an_error(tmp_path):
+    with pytest.raises(LeakConfigError, match="No such file"):
+        build_leak_detector("db1", tmp_path / "absent.yml")
+
+
+def test_describe_watched_names_series_labels_explanation_and_history(tmp_path):
+    config = write(tmp_path / "leak.yml", "leak:\n  series:\n"
+                   "    - name: innodb_mem_dictionary_bytes\n"
+                   "    - name: perf_schema_memory_bytes\n"
+                   "      labels: {event_name: 'memory/innodb/*'}\n"
+                   "      explained_by: null\n")
+    detector = build_leak_detector("db1", config, tmp_path / "state.json")
+    assert describe_watched(detector) == (
+        "innodb_mem_dictionary_bytes (explained by status_open_table_definitions), "
+        f"perf_schema_memory_bytes{{event_name=memory/innodb/*}}; history: {tmp_path / 'state.json'}")
