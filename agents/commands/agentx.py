@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agents.commands.collect import add_collection_arguments, collector_from_args
+from agents.commands.collect import add_collection_arguments, collector_from_args, listed_sources
 from agents.connection import ConfigError, add_connection_arguments
 
 if TYPE_CHECKING:
@@ -148,6 +148,8 @@ async def serve(refresher, session) -> None:
 
 
 def run(args) -> int:
+    if listed_sources(args):
+        return 0
     try:
         agent = build_agent(args)
     except (ConfigError, ValueError) as exc:

@@ -84,9 +84,16 @@ def list_sources() -> str:
     return "\n".join(lines)
 
 
-def run(args) -> int:
+def listed_sources(args) -> bool:
+    """--list-sources, for every command taking the collection flags: print the list, then stop."""
     if args.list_sources:
         print(list_sources())
+        return True
+    return False
+
+
+def run(args) -> int:
+    if listed_sources(args):
         return 0
     try:
         collector = collector_from_args(args)

@@ -70,3 +70,15 @@ def test_bad_leak_config_exits_2_naming_the_file(tmp_path, capsys):
     config.write_text("leak:\n  windows_seconds: []\n")
     assert agentx.run(parse("--leak-config", str(config))) == 2
     assert f"mysql-snmp agentx: {config}: leak.windows_seconds: needs at least one window" in capsys.readouterr().err
+
+
+def test_list_sources_prints_the_sources_and_exits_without_serving():
+    # Before the fix the agent started serving instead (and the run hit the timeout).
+    result = subprocess.run([sys.executable, "-m", "agents.cli", "agentx", "--list-sources",
+                             "--agentx-socket", "tcp:127.0.0.1:1"], cwd=REPO_ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    from agents.sources import scraper_classes
+
+    listed = [line.split()[0] for line in result.stdout.splitlines() if line.strip()]
+    assert listed == list(scraper_classes())
