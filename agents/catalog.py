@@ -126,6 +126,9 @@ class Table:
     index: tuple[str, ...]  # label names forming the row index, in order
     description: str
     entry_name: str  # e.g. myBufferPoolEntry
+    # Index labels whose values are non-negative integers (a buffer pool number): one INTEGER
+    # sub-identifier each.  Every other index label is an OCTET STRING.
+    integer_index: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -249,6 +252,9 @@ def validate(catalog: Catalog) -> None:
         claim_oid(table.oid, f"table {table.name}")
         claim_snmp_name(table.name, f"table {table.name}")
         claim_snmp_name(table.entry_name, f"table {table.name}")
+        stray = sorted(table.integer_index - set(table.index))
+        if stray:
+            raise CatalogError(f"table {table.name}: integer_index {stray} not in its index {list(table.index)}")
 
     for m in catalog.metrics:
         where = f"catalog entry {m.name!r}"
@@ -304,6 +310,14 @@ def validate(catalog: Catalog) -> None:
             seen_prom[key] = m.name
 
 
+def _label_set(raw: object, where: str) -> frozenset[str]:
+    if raw is None:
+        return frozenset()
+    if not isinstance(raw, list) or not all(isinstance(label, str) for label in raw):
+        raise CatalogError(f"{where}: expected a list of label names, got {raw!r}")
+    return frozenset(raw)
+
+
 def parse_catalog(document: dict) -> Catalog:
     try:
         legacy_root = parse_oid(document["legacy_root"])
@@ -315,6 +329,7 @@ def parse_catalog(document: dict) -> Catalog:
                 index=tuple(raw["index"]),
                 description=str(raw.get("description", "")).strip(),
                 entry_name=raw.get("entry_name") or raw["name"].removesuffix("Table") + "Entry",
+                integer_index=_label_set(raw.get("integer_index"), f"table {raw['name']} integer_index"),
             )
         catalog = Catalog(
             module=document["module"],

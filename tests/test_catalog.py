@@ -143,6 +143,23 @@ def test_loader_rejects_a_fallback_to_an_unknown_metric(document):
         parse_catalog(broken)
 
 
+@pytest.mark.parametrize("integer_index, message", [
+    (["no_such_label"], "not in its index"),
+    ("pool", "list of label names"),
+])
+def test_loader_rejects_a_bad_integer_index(document, integer_index, message):
+    broken = dict(document)
+    broken["tables"] = [dict(t) for t in document["tables"]]
+    broken["tables"][0]["integer_index"] = integer_index
+    with pytest.raises(CatalogError, match=message):
+        parse_catalog(broken)
+
+
+def test_only_numeric_labels_are_integer_indexes(catalog):
+    integer = {name: set(t.integer_index) for name, t in catalog.tables.items() if t.integer_index}
+    assert integer == {"myBufferPoolTable": {"pool"}}
+
+
 def test_legacy_145_keeps_its_oid_with_the_spelling_fixed(catalog):
     (metric,) = [m for m in catalog.legacy() if m.snmp.legacy.n == 145]
     assert metric.snmp.legacy.name == "myInnoDBSemWaitTime"

@@ -239,7 +239,7 @@ def build_view(layout: TreeLayout, snapshot: Snapshot) -> MibView:
             if converted is None:
                 continue
             try:
-                oid = col.oid + encode_index(col.table.index, labels)
+                oid = col.oid + encode_index(col.table, labels)
             except UnindexableRow as exc:
                 log.debug("%s: %s", metric.name, exc)
                 continue

@@ -12,7 +12,7 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
-from agents.agentx.tableindex import MAX_OID_LENGTH, is_integer_index
+from agents.agentx.tableindex import MAX_OID_LENGTH
 from agents.catalog import Catalog, Metric, Table, format_oid
 
 MIB_PATH = "mibs/MYSQL-SERVER-MIB.txt"
@@ -129,7 +129,7 @@ def _scalar(module: _Module, name: str, oid: tuple[int, ...], smi_type: str, met
 def _index_objects(table: Table) -> list[tuple[str, str, str]]:
     """(descriptor, label, syntax) of each index column, at INDEX_COLUMN_BASE + 1..k."""
     prefix = table.entry_name.removesuffix("Entry")
-    strings = [label for label in table.index if not is_integer_index(label)]
+    strings = [label for label in table.index if label not in table.integer_index]
     integers = len(table.index) - len(strings)
     # RFC 2578 7.7: the whole instance OID within 128 sub-identifiers; each string index
     # costs its length plus one.
@@ -138,7 +138,7 @@ def _index_objects(table: Table) -> list[tuple[str, str, str]]:
     out = []
     for label in table.index:
         name = prefix + ("Index" if len(table.index) == 1 else _camel(label))
-        syntax = "Integer32 (0..2147483647)" if is_integer_index(label) else f"OCTET STRING (SIZE (0..{size}))"
+        syntax = "Integer32 (0..2147483647)" if label in table.integer_index else f"OCTET STRING (SIZE (0..{size}))"
         out.append((name, label, syntax))
     return out
 
@@ -166,7 +166,7 @@ def _table(module: _Module, catalog: Catalog, table: Table) -> None:
     body = ",\n".join(f"    {n.ljust(width)}  {s}" for n, s in members)
     module.chunks.append(f"{sequence_type} ::= SEQUENCE {{\n{body}\n}}")
     for position, (name, label, syntax) in enumerate(indexes, start=INDEX_COLUMN_BASE + 1):
-        encoding = ("the number itself" if is_integer_index(label)
+        encoding = ("the number itself" if label in table.integer_index
                     else "its length then one sub-identifier per byte (RFC 2578 7.7)")
         module.object_type(name, entry_oid + (position,), syntax, "not-accessible",
                            f"The {label} of this row; in the instance OID as {encoding}.")

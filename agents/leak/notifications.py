@@ -59,7 +59,7 @@ def notification_for(event: LeakEvent, snapshot: Snapshot, catalog: Catalog) -> 
         wire = wire_value(metric.snmp.type, value, metric.unit) if value is not None else None
         if wire is None:
             continue
-        oid = table.oid + (1, metric.snmp.column) + encode_index(table.index, row)
+        oid = table.oid + (1, metric.snmp.column) + encode_index(table, row)
         varbinds.append(VarBind(wire[0], oid, wire[1]))
     return parse_oid(definition["oid"]), varbinds
 

@@ -23,7 +23,8 @@ def synthetic_catalog():
         "legacy_root": f"{ROOT}.1",
         "new_root": f"{ROOT}.2",
         "tables": [
-            {"name": "myPoolTable", "oid": f"{ROOT}.2.3", "index": ["pool"], "description": "Pools."},
+            {"name": "myPoolTable", "oid": f"{ROOT}.2.3", "index": ["pool"], "integer_index": ["pool"],
+             "description": "Pools."},
             {"name": "myStateTable", "oid": f"{ROOT}.2.4", "index": ["state"], "description": "States."},
         ],
         "metrics": [

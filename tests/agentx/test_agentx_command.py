@@ -48,7 +48,7 @@ def test_leak_hook_fills_the_served_leak_table_and_close_saves_history(tmp_path)
         agent.close()
     catalog = load_catalog()
     table = catalog.tables["myLeakTable"]
-    index = encode_index(table.index, labels_of(series=SERIES))
+    index = encode_index(table, labels_of(series=SERIES))
     state = view.get(table.oid + (1, catalog.by_name("leak_state").snmp.column) + index)
     name = view.get(table.oid + (1, catalog.by_name("leak_series_name").snmp.column) + index)
     assert (state.value, name.value) == (0, SERIES.encode())

@@ -13,6 +13,7 @@ from agents.agentx.codec import (
 from agents.agentx.responder import answer
 from agents.agentx.tableindex import UnindexableRow, encode_index
 from agents.agentx.view import TreeLayout, build_view, wire_value
+from agents.catalog import load_catalog
 from agents.snapshot import labels_of
 from tests.agentx.synthetic import LEGACY, NEW, synthetic_catalog, synthetic_snapshot
 
@@ -54,13 +55,21 @@ def test_unrepresentable_values_are_left_out_not_invented(smi_type, value):
 
 
 def test_integer_and_octet_string_indexes():
-    assert encode_index(("pool",), labels_of(pool="3")) == (3,)
-    assert encode_index(("state",), labels_of(state="init")) == (4, 105, 110, 105, 116)
-    assert encode_index(("state",), labels_of(state="")) == (0,)
+    catalog = load_catalog()
+    pools = catalog.tables["myBufferPoolTable"]
+    states = catalog.tables["myProcesslistStateTable"]
+    assert pools.integer_index == {"pool"} and not states.integer_index
+    assert encode_index(pools, labels_of(pool="3")) == (3,)
+    assert encode_index(states, labels_of(state="init")) == (4, 105, 110, 105, 116)
+    assert encode_index(states, labels_of(state="")) == (0,)
+    # A numeric value in a string-indexed table stays a string.
+    assert encode_index(states, labels_of(state="3")) == (1, ord("3"))
     with pytest.raises(UnindexableRow):
-        encode_index(("pool",), labels_of(pool="-1"))
+        encode_index(pools, labels_of(pool="-1"))
     with pytest.raises(UnindexableRow):
-        encode_index(("pool",), labels_of(state="x"))
+        encode_index(pools, labels_of(pool="x"))
+    with pytest.raises(UnindexableRow):
+        encode_index(pools, labels_of(state="x"))
 
 
 # --- Get -------------------------------------------------------------------------------------------

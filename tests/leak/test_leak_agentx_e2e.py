@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.snmp, pytest.mark.live]
 SERIES = "innodb_mem_dictionary_bytes"
 CATALOG = load_catalog()
 TABLE = CATALOG.tables["myLeakTable"]
-INDEX = format_oid(encode_index(TABLE.index, labels_of(series=SERIES)))
+INDEX = format_oid(encode_index(TABLE, labels_of(series=SERIES)))
 DETECTED = next(n["oid"] for n in CATALOG.extra["notifications"] if n["name"] == "leakDetected")
 CLEARED = next(n["oid"] for n in CATALOG.extra["notifications"] if n["name"] == "leakCleared")
 REFRESH_SECONDS = 0.2

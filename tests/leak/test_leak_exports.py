@@ -40,7 +40,7 @@ def test_agentx_view_serves_the_leak_table_row():
     snapshot = leaking_snapshot()
     view = build_view(TreeLayout.from_catalog(catalog), snapshot)
     table = catalog.tables["myLeakTable"]
-    index = encode_index(table.index, labels_of(series=DICT))
+    index = encode_index(table, labels_of(series=DICT))
     state = view.get(table.oid + (1, catalog.by_name("leak_state").snmp.column) + index)
     name = view.get(table.oid + (1, catalog.by_name("leak_series_name").snmp.column) + index)
     assert state.value == 2

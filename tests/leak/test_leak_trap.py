@@ -62,7 +62,7 @@ def test_leak_detected_and_cleared_reach_snmptrapd(tmp_path, trap_receiver):
     name_column = format_oid(table.oid + (1, catalog.by_name("leak_series_name").snmp.column))
     reason_column = format_oid(table.oid + (1, catalog.by_name("leak_reason_code").snmp.column))
     rate_column = format_oid(table.oid + (1, catalog.by_name("leak_growth_bytes_per_hour").snmp.column))
-    index = "." + format_oid(encode_index(table.index, labels_of(series=SERIES)))
+    index = "." + format_oid(encode_index(table, labels_of(series=SERIES)))
     for varbinds, state in ((detected[0], 2), (cleared[0], 0)):
         assert varbinds[f".{name_column}{index}"] == f'STRING: "{SERIES}"'
         assert varbinds[f".{state_column}{index}"] == f"INTEGER: {state}"

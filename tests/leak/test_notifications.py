@@ -33,7 +33,7 @@ def test_varbinds_are_the_rows_values_and_absent_ones_are_left_out():
     definition = next(n for n in catalog.extra["notifications"] if n["name"] == "leakDetected")
     assert trap_oid == parse_oid(definition["oid"])
     table = catalog.tables["myLeakTable"]
-    index = encode_index(table.index, row)
+    index = encode_index(table, row)
     by_column = {vb.name[len(table.oid) + 1]: vb for vb in varbinds}
     assert all(vb.name[len(table.oid) + 2:] == index for vb in varbinds)
     column = {name: catalog.by_name(name).snmp.column for name in definition["objects"]}
