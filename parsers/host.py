@@ -81,8 +81,9 @@ def process_values(
     io_counters: object = None,
     page_faults: PageFaults | None = None,
     create_time: float | None = None,
+    cgroup_memory_limit: int | None = None,
 ) -> CatalogValues:
-    """Values of the mysqld process (psutil.Process results, /proc stat page faults)."""
+    """Values of the mysqld process (psutil.Process results, /proc stat page faults, cgroup limit)."""
     reading = CatalogValues()
     values = reading.values
     if memory_info is not None:
@@ -100,6 +101,7 @@ def process_values(
         _put(values, "process_minor_page_faults", page_faults.minor)
         _put(values, "process_major_page_faults", page_faults.major)
     _put(values, "process_start_time_seconds", create_time)
+    _put(values, "process_cgroup_memory_limit_bytes", cgroup_memory_limit)
     return reading
 
 
@@ -118,6 +120,58 @@ def page_faults_from_proc_stat(text: str) -> PageFaults | None:
         return PageFaults(minor=int(fields[7]), major=int(fields[9]))
     except ValueError:
         return None
+
+
+class MemoryCgroup(NamedTuple):
+    version: int  # 1: the v1 memory controller's hierarchy; 2: the unified hierarchy
+    path: str  # as /proc/<pid>/cgroup prints it, from the hierarchy's root ("/system.slice/x")
+
+    @property
+    def limit_file(self) -> str:
+        return "memory.max" if self.version == 2 else "memory.limit_in_bytes"
+
+
+# cgroup v1 says "no limit" with the largest page counter times the page size
+# (9223372036854771712 with 4 KiB pages, less with bigger pages): anything from 2^62 up
+# (4 EiB) is that, not a limit a host could reach.
+CGROUP_V1_UNLIMITED_FROM = 2**62
+
+
+def memory_cgroup_from_proc_cgroup(text: str) -> MemoryCgroup | None:
+    """The cgroup holding a process's memory limit, from /proc/<pid>/cgroup (cgroups(7)).
+
+    Lines are ``id:controllers:path``.  A v1 ``memory`` controller line wins: on a hybrid
+    host the unified ``0::`` line then carries no memory controller.
+    """
+    unified = None
+    for line in text.splitlines():
+        hierarchy, sep, rest = line.partition(":")
+        controllers, sep2, path = rest.partition(":")
+        if not sep or not sep2 or not path.startswith("/"):
+            continue
+        if "memory" in controllers.split(","):
+            return MemoryCgroup(1, path)
+        if hierarchy == "0" and controllers == "":
+            unified = MemoryCgroup(2, path)
+    return unified
+
+
+def cgroup_memory_limit_from_text(text: str) -> int | None:
+    """Bytes from memory.max (v2) or memory.limit_in_bytes (v1); None for no limit or bad text."""
+    value = text.strip()
+    if value == "max":
+        return None
+    try:
+        limit = int(value)
+    except ValueError:
+        return None
+    return limit if 0 < limit < CGROUP_V1_UNLIMITED_FROM else None
+
+
+def cgroup_memory_limit_bytes(limit_texts: Iterable[str]) -> int | None:
+    """The limit that binds: the smallest among a cgroup's and its ancestors' limit files."""
+    limits = [limit for limit in map(cgroup_memory_limit_from_text, limit_texts) if limit is not None]
+    return min(limits) if limits else None
 
 
 def pid_from_pid_file_text(text: str | bytes) -> int | None:

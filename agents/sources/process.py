@@ -5,7 +5,15 @@ from pathlib import Path
 import psutil
 
 from agents.sources import Scraper, SourceResult, SourceUnavailable
-from parsers.host import page_faults_from_proc_stat, process_values
+from parsers.host import (
+    cgroup_memory_limit_bytes,
+    memory_cgroup_from_proc_cgroup,
+    page_faults_from_proc_stat,
+    process_values,
+)
+
+# Where systemd and container runtimes mount the hierarchies (v1: one directory per controller).
+CGROUP_MOUNT = {1: Path("/sys/fs/cgroup/memory"), 2: Path("/sys/fs/cgroup")}
 
 
 def _maybe(read):
@@ -14,6 +22,27 @@ def _maybe(read):
         return read()
     except (psutil.AccessDenied, NotImplementedError, AttributeError, OSError):
         return None
+
+
+def cgroup_memory_limit(pid: int, proc: Path = Path("/proc"), mounts: dict[int, Path] = CGROUP_MOUNT) -> int | None:
+    """The memory limit binding mysqld: its cgroup's or an ancestor's, whichever is smallest."""
+    cgroup = memory_cgroup_from_proc_cgroup((proc / str(pid) / "cgroup").read_text())
+    if cgroup is None:
+        return None
+    mount = mounts[cgroup.version]
+    directory = mount / cgroup.path.lstrip("/")
+    if not directory.is_dir():
+        # mysqld is in another cgroup namespace (a container seen from the host, or the
+        # reverse): its path does not name a directory here, and its parents would mislead.
+        return None
+    texts = []
+    for level in (directory, *directory.parents):
+        limit_file = level / cgroup.limit_file
+        if limit_file.is_file():
+            texts.append(limit_file.read_text())
+        if level == mount:
+            break
+    return cgroup_memory_limit_bytes(texts)
 
 
 class Process(Scraper):
@@ -39,6 +68,7 @@ class Process(Scraper):
                     io_counters=_maybe(process.io_counters),
                     page_faults=_maybe(lambda: page_faults_from_proc_stat(Path(f"/proc/{pid}/stat").read_text())),
                     create_time=_maybe(process.create_time),
+                    cgroup_memory_limit=_maybe(lambda: cgroup_memory_limit(pid)),
                 )
         except psutil.NoSuchProcess:
             self.local.forget()  # mysqld restarted: find the new process next time

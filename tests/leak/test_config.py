@@ -19,7 +19,7 @@ def test_defaults_watch_the_memory_series_named_in_the_catalog():
         if series.explained_by:
             assert series.explained_by in catalog
         for limit in series.limit_series:
-            assert limit in catalog or limit == "process_cgroup_memory_limit_bytes"
+            assert limit in catalog, limit
         assert set(dict(series.labels)) <= set(catalog.by_name(series.name).labels)
 
 

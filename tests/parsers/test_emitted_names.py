@@ -42,7 +42,7 @@ def readings():
     yield host_values((0.1, 0.2, 0.3), cpu, memory, swap, 1.0, 2)
     yield process_values(
         namedtuple("pmem", "rss vms")(1, 2), namedtuple("pcputimes", "user system")(1.0, 2.0), 3, 4,
-        namedtuple("pio", "read_bytes write_bytes")(5, 6), PageFaults(7, 8), 9.0,
+        namedtuple("pio", "read_bytes write_bytes")(5, 6), PageFaults(7, 8), 9.0, 10,
     )
     yield heartbeat_values([{"ts": "2024-01-02T03:04:05", "server_id": 1}], now=1704164650.0, utc=True)
 

@@ -6,7 +6,11 @@ import pytest
 
 from agents.snapshot import labels_of
 from parsers.host import (
+    MemoryCgroup,
     PageFaults,
+    cgroup_memory_limit_bytes,
+    cgroup_memory_limit_from_text,
+    memory_cgroup_from_proc_cgroup,
     host_values,
     page_faults_from_proc_stat,
     pick_mysqld_process,
@@ -163,3 +167,46 @@ def test_pick_prefers_explicit_match_over_silent_candidate():
     assert pick_mysqld_process(candidates, datadir="/x/") == 22
     assert pick_mysqld_process([(23, "mysqld", ["/usr/sbin/mysqld", "--port_open_timeout=5", "--port=3312"])], port=3312) == 23
     assert pick_mysqld_process([(30, "mysqld", None)], port=3306) == 30
+
+
+# --- cgroup memory limit (texts as the kernel prints them) ------------------------------------
+
+PROC_CGROUP_V2 = "0::/system.slice/mariadb.service\n"
+PROC_CGROUP_HYBRID = """\
+12:pids:/system.slice/mysql.service
+5:cpu,cpuacct:/system.slice/mysql.service
+4:memory:/system.slice/mysql.service
+1:name=systemd:/system.slice/mysql.service
+0::/system.slice/mysql.service
+"""
+
+
+def test_memory_cgroup_v2_and_v1():
+    v2 = memory_cgroup_from_proc_cgroup(PROC_CGROUP_V2)
+    assert v2 == MemoryCgroup(2, "/system.slice/mariadb.service") and v2.limit_file == "memory.max"
+    # On a hybrid host the v1 memory controller holds the limit, not the unified line.
+    v1 = memory_cgroup_from_proc_cgroup(PROC_CGROUP_HYBRID)
+    assert v1 == MemoryCgroup(1, "/system.slice/mysql.service") and v1.limit_file == "memory.limit_in_bytes"
+    assert memory_cgroup_from_proc_cgroup("1:name=systemd:/\n3:cpu:/x\n") is None
+    assert memory_cgroup_from_proc_cgroup("") is None
+
+
+def test_cgroup_memory_limit_texts():
+    assert cgroup_memory_limit_from_text("2147483648\n") == 2 * 2**30
+    assert cgroup_memory_limit_from_text("max\n") is None
+    assert cgroup_memory_limit_from_text("9223372036854771712\n") is None  # v1 "unlimited", 4 KiB pages
+    assert cgroup_memory_limit_from_text("9223372036854710272\n") is None  # v1 "unlimited", 64 KiB pages
+    assert cgroup_memory_limit_from_text("") is None
+    assert cgroup_memory_limit_from_text("garbage") is None
+
+
+def test_cgroup_memory_limit_is_the_smallest_along_the_path():
+    assert cgroup_memory_limit_bytes(["max\n", "4294967296\n", "8589934592\n"]) == 4 * 2**30
+    assert cgroup_memory_limit_bytes(["max\n", "max\n"]) is None
+    assert cgroup_memory_limit_bytes([]) is None
+
+
+def test_process_values_carry_the_cgroup_limit_only_when_there_is_one():
+    assert process_values(cgroup_memory_limit=1073741824).values == {
+        "process_cgroup_memory_limit_bytes": 1073741824}
+    assert "process_cgroup_memory_limit_bytes" not in process_values(cgroup_memory_limit=None).values

@@ -1,0 +1,29 @@
+"""The RSS forecast counts towards the mysqld process's cgroup limit when the snapshot has one."""
+
+from agents.catalog import load_catalog
+from agents.leak.config import PROCESS_RSS_SERIES, load_leak_config
+from agents.leak.forecast import forecast
+from agents.leak.series_detector import LEAKING, Reading
+
+GIB = 2**30
+
+
+def rss_series():
+    return next(s for s in load_leak_config(None).series if s.name == PROCESS_RSS_SERIES)
+
+
+def growing(level: float, rate_bytes_per_hour: float) -> Reading:
+    return Reading(state=LEAKING, reason="", level=level, rate_bytes_per_hour=rate_bytes_per_hour,
+                   window_seconds=3600.0, window_growth_bytes=rate_bytes_per_hour, growing=True)
+
+
+def test_the_cgroup_limit_binds_when_below_physical_memory():
+    assert "process_cgroup_memory_limit_bytes" in load_catalog()  # the name the collector emits
+    values = {"process_cgroup_memory_limit_bytes": 4 * GIB, "host_memory_total_bytes": 16 * GIB}
+    seconds, limit = forecast(growing(3 * GIB, GIB), rss_series(), values)
+    assert limit == 4 * GIB and seconds == 3600.0
+
+
+def test_without_a_cgroup_limit_physical_memory_is_the_limit():
+    seconds, limit = forecast(growing(3 * GIB, GIB), rss_series(), {"host_memory_total_bytes": 16 * GIB})
+    assert limit == 16 * GIB and seconds == 13 * 3600.0
