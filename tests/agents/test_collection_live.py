@@ -12,7 +12,7 @@ from agents.collection import Collector
 from agents.connection import MySQLConnection
 from agents.sources.heartbeat import HeartbeatOptions
 from agents.throwaway import ThrowawayMariaDB, free_loopback_port
-from tests.conftest import create_monitoring_user, root_settings, wait_for_replication
+from tests.support import create_monitoring_user, root_settings, wait_for_replication
 
 pytestmark = pytest.mark.live
 

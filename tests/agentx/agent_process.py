@@ -16,7 +16,7 @@ from agents.agentx.session import AgentXSession
 from agents.agentx.view import MibView
 from agents.catalog import format_oid, load_catalog
 from tests.agentx.netsnmp import Snmpd, start_agent, wait_until
-from tests.conftest import create_monitoring_user
+from tests.support import create_monitoring_user
 
 AGENT_MYSQL_UP = format_oid(load_catalog().by_name("agent_mysql_up").snmp.oid) + ".0"
 

@@ -71,6 +71,7 @@ class Snmpd:
     directory: Path
     port: int = 0
     process: subprocess.Popen | None = field(default=None, repr=False)
+    extra_config: str = ""  # snmpd.conf lines after the AgentX master and read community ones
 
     @property
     def agentx_socket(self) -> Path:
@@ -96,6 +97,7 @@ class Snmpd:
             "master agentx\n"
             f"agentXSocket {self.agentx_socket}\n"
             f"rocommunity {COMMUNITY} 127.0.0.1\n"
+            + self.extra_config
         )
         self.agentx_socket.unlink(missing_ok=True)
         snmpd = shutil.which("snmpd") or "/usr/sbin/snmpd"

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,25 +57,8 @@ class TrapForwardingSnmpd(Snmpd):
 
     trap_port: int = 0
 
-    def start(self) -> None:
-        # Snmpd.start writes a config without trap sinks; this one adds trap2sink.
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.port = self.port or free_loopback_port()
-        config = self.directory / "snmpd.conf"
-        config.write_text(f"master agentx\nagentXSocket {self.agentx_socket}\n"
-                          f"rocommunity {COMMUNITY} 127.0.0.1\n"
-                          f"trap2sink 127.0.0.1:{self.trap_port} {COMMUNITY}\n")
-        self.agentx_socket.unlink(missing_ok=True)
-        with open(self.directory / "snmpd.log", "ab") as log:
-            self.process = subprocess.Popen(
-                [binary("snmpd"), "-f", "-Lo", "-C", "-m", ":", "-I", "-smux", "-c", str(config),
-                 f"udp:{self.address}"], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                env=self.env)
-        deadline = time.monotonic() + 10
-        while not self.agentx_socket.exists():
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"snmpd did not start: {(self.directory / 'snmpd.log').read_text()[-2000:]}")
-            time.sleep(0.01)
+    def __post_init__(self) -> None:
+        self.extra_config += f"trap2sink 127.0.0.1:{self.trap_port} {COMMUNITY}\n"
 
 
 def traps(log: Path) -> list[str]:
