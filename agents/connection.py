@@ -210,6 +210,26 @@ def warn_if_exposed(path: Path) -> None:
         )
 
 
+PASSWORD_RULE = (
+    f"The password comes only from the option file or the {PASSWORD_ENV} environment variable, "
+    "never from a flag (flags show in ps); the file's password wins and the variable is used "
+    "when the file gives none, as in mysqld_exporter."
+)
+
+
+def with_env_password(settings: ConnectionSettings, environ: Mapping[str, str]) -> ConnectionSettings:
+    """The one password rule of every command: the option file's password wins;
+    MYSQLD_EXPORTER_PASSWORD is the password only when the file gives none.
+
+    mysqld_exporter (config/config.go, ReloadConfig) loads "[client] password =
+    ${MYSQLD_EXPORTER_PASSWORD}" as a first source that the option file then overrides, and
+    [client.NAME] sections inherit it from [client]: the variable is a default, not an override.
+    """
+    if not settings.password and environ.get(PASSWORD_ENV):
+        return replace(settings, password=environ[PASSWORD_ENV])
+    return settings
+
+
 def resolve_settings(
     my_cnf: str | Path | None = None,
     *,
@@ -220,10 +240,8 @@ def resolve_settings(
     user: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> ConnectionSettings:
-    """my.cnf, then --host/--port/--socket/--user flags, then the password from the env.
+    """my.cnf, then --host/--port/--socket/--user flags, then ``with_env_password``.
 
-    The password never comes from a flag (it would show in ``ps``): only from the
-    file or ``MYSQLD_EXPORTER_PASSWORD``, which wins over the file as in mysqld_exporter.
     A missing default ~/.my.cnf is fine; a missing file that was asked for is an error.
     """
     environ = os.environ if environ is None else environ
@@ -240,9 +258,7 @@ def resolve_settings(
         overrides["socket"] = socket
     if user:
         overrides["user"] = user
-    if environ.get(PASSWORD_ENV):
-        overrides["password"] = environ[PASSWORD_ENV]
-    return replace(settings, **overrides) if overrides else settings
+    return with_env_password(replace(settings, **overrides), environ)
 
 
 # --------------------------------------------------------------------------- server identity
@@ -473,11 +489,7 @@ def session_setup_statements(server: ServerInfo, statement_timeout: float, lock_
 
 def add_connection_arguments(parser) -> None:
     """The connection flags every command that talks to MySQL shares (argparse)."""
-    group = parser.add_argument_group(
-        "connection",
-        f"Where to connect. The password comes only from the my.cnf file or the {PASSWORD_ENV} "
-        "environment variable, never from a flag (flags show in ps).",
-    )
+    group = parser.add_argument_group("connection", f"Where to connect. {PASSWORD_RULE}")
     group.add_argument("--my-cnf", "--config.my-cnf", dest="my_cnf", metavar="FILE",
                        help=f"MySQL option file with a [client] section (default: {DEFAULT_MY_CNF}, if it exists)")
     group.add_argument("--my-cnf-section", default="client", metavar="SECTION",

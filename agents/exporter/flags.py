@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from agents.connection import PASSWORD_RULE
 from agents.exporter.collectors import COLLECTORS, UNSUPPORTED_COLLECTORS, UNSUPPORTED_OPTIONS, CompatOptions
 
 DEFAULT_LISTEN = ":9104"
@@ -48,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds to leave time "
                           "for the answer (default 0.25)")
 
-    mysql = parser.add_argument_group("MySQL connection")
+    mysql = parser.add_argument_group("MySQL connection", PASSWORD_RULE)
     mysql.add_argument("--config.my-cnf", dest="config_my_cnf", default="~/.my.cnf", metavar="FILE",
                        help="option file with [client] credentials, and [client.NAME] sections for "
                             "/probe?auth_module=client.NAME (default ~/.my.cnf)")

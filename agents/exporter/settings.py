@@ -2,7 +2,7 @@
 
 /metrics: the option file's ``[client]``, completed by --mysqld.address/--mysqld.username.
 /probe: ``[client.<auth_module>]`` (inheriting ``[client]``) aimed at ``?target=``.
-Both: MYSQLD_EXPORTER_PASSWORD when the file gives no password.
+Both: the password rule of every command, agents.connection.with_env_password.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from agents.connection import ConfigError, ConnectionSettings, PASSWORD_ENV, parse_port, settings_from_my_cnf
+from agents.connection import ConfigError, ConnectionSettings, parse_port, settings_from_my_cnf, with_env_password
 
 
 def apply_address(settings: ConnectionSettings, address: str) -> ConnectionSettings:
@@ -53,12 +53,6 @@ def without_certificate_check(settings: ConnectionSettings) -> ConnectionSetting
     """--tls.insecure-skip-verify: TLS to MySQL, but no check of the server's certificate."""
     if settings.ssl_ca or (settings.ssl_mode or "").startswith("VERIFY") or settings.ssl_verify_server_cert:
         return replace(settings, ssl_ca=None, ssl_mode="REQUIRED", ssl_verify_server_cert=False)
-    return settings
-
-
-def with_env_password(settings: ConnectionSettings, environ: dict[str, str]) -> ConnectionSettings:
-    if not settings.password and environ.get(PASSWORD_ENV):
-        return replace(settings, password=environ[PASSWORD_ENV])
     return settings
 
 

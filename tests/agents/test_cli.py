@@ -162,6 +162,17 @@ def test_list_sources_and_help_teach(capsys):
         assert "examples:" in capsys.readouterr().out
 
 
+def test_collect_and_exporter_help_state_the_password_rule(capsys):
+    from agents.connection import PASSWORD_RULE
+
+    for command in ("collect", "exporter"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        help_text = " ".join(capsys.readouterr().out.split())
+        assert "the file's password wins and the variable is used when the file gives none" in help_text
+        assert " ".join(PASSWORD_RULE.split()) in help_text
+
+
 # ----------------------------------------------------------------- demo
 
 

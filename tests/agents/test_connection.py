@@ -105,8 +105,14 @@ def test_flags_override_file_and_password_only_from_file_or_env(tmp_path):
     path = write_cnf(tmp_path, "[client]\nhost = a\nport = 3306\nuser = filer\npassword = frompass\n")
     s = resolve_settings(path, host="b", port="3310", user="flagger", environ={})
     assert (s.host, s.port, s.user, s.password) == ("b", 3310, "flagger", "frompass")
+    # mysqld_exporter's rule: the file's password wins, the variable fills in when it has none.
     s = resolve_settings(path, environ={PASSWORD_ENV: "fromenv"})
-    assert s.password == "fromenv"
+    assert s.password == "frompass"
+    no_password = write_cnf(tmp_path, "[client]\nuser = filer\n[client.replica]\nhost = r\n", name="nopw.cnf")
+    assert resolve_settings(no_password, environ={PASSWORD_ENV: "fromenv"}).password == "fromenv"
+    assert resolve_settings(no_password, section="client.replica", environ={PASSWORD_ENV: "fromenv"}).password \
+        == "fromenv"
+    assert resolve_settings(no_password, environ={}).password is None
     with pytest.raises(ConfigError, match="--port"):
         resolve_settings(path, port="x", environ={})
 

@@ -120,6 +120,10 @@ def test_auth_module_inherits_client(tmp_path):
     my_cnf.chmod(0o600)
     settings = probe_settings(str(my_cnf), "db2:3308", "client.replica", {})
     assert (settings.user, settings.password, settings.host, settings.port) == ("replmon", "secret", "db2", 3308)
+    env = {"MYSQLD_EXPORTER_PASSWORD": "from-env"}
+    assert probe_settings(str(my_cnf), "db2:3308", "client.replica", env).password == "secret"
+    my_cnf.write_text("[client]\nuser = monitor\n\n[client.replica]\nuser = replmon\n")
+    assert probe_settings(str(my_cnf), "db2:3308", "client.replica", env).password == "from-env"
     with pytest.raises(ConfigError):
         probe_settings(str(my_cnf), "db2:3308", "client.nope", {})
 
