@@ -28,17 +28,29 @@ def down_snapshot(target: str, error: str) -> Snapshot:
 SnapshotHook = Callable[[Snapshot], None]
 
 
+def run_callbacks(callbacks: list[SnapshotHook], snapshot: Snapshot) -> None:
+    for callback in callbacks:
+        try:
+            callback(snapshot)
+        except Exception:  # one broken consumer must not stop the serving of the others' values
+            log.exception("snapshot callback %r failed", callback)
+
+
 class ViewRefresher:
     """``hooks`` run in the worker thread on each new snapshot before its view is built: the
-    place to add derived values (the leak detector's) or to send notifications."""
+    place to add derived values (the leak detector's).  ``published`` callbacks run in a worker
+    thread once the new view is served: the place to send notifications, so a manager that
+    polls right after a trap already reads the state the trap announced."""
 
     def __init__(self, collect: Callable[[], Snapshot], layout: TreeLayout, interval: float, target: str,
-                 hooks: list[SnapshotHook] | None = None) -> None:
+                 hooks: list[SnapshotHook] | None = None,
+                 published: list[SnapshotHook] | None = None) -> None:
         self.collect = collect
         self.layout = layout
         self.interval = interval
         self.target = target
         self.hooks: list[SnapshotHook] = list(hooks or ())
+        self.published: list[SnapshotHook] = list(published or ())
         self.snapshot = down_snapshot(target, "no collection yet")
         self.view: MibView = build_view(layout, self.snapshot)
 
@@ -51,16 +63,15 @@ class ViewRefresher:
         except Exception as exc:  # the agent outlives any collection bug or outage
             log.warning("collection from %s failed: %s", self.target, exc, exc_info=log.isEnabledFor(logging.DEBUG))
             snapshot = down_snapshot(self.target, f"{type(exc).__name__}: {exc}")
-        for hook in self.hooks:
-            try:
-                hook(snapshot)
-            except Exception:  # one broken consumer must not stop the serving of the others' values
-                log.exception("snapshot hook %r failed", hook)
+        run_callbacks(self.hooks, snapshot)
         return snapshot, build_view(self.layout, snapshot)
 
     async def refresh_once(self) -> Snapshot:
         snapshot, view = await asyncio.to_thread(self._collect_and_build)
         self.snapshot, self.view = snapshot, view
+        if self.published:
+            # In a thread: a callback may wait on the event loop (AgentX Notify).
+            await asyncio.to_thread(run_callbacks, self.published, snapshot)
         return snapshot
 
     async def run(self, stop: asyncio.Event) -> None:

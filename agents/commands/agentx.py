@@ -124,7 +124,7 @@ def build_agent(args, hooks=()) -> Agent:
                             agent_id=legacy_root[:-1], ping_interval=args.ping_interval)
     detector = None
     if args.leak:
-        from agents.leak.notifications import leak_notification_hook
+        from agents.leak.notifications import leak_notification_hooks
         from agents.leak.setup import build_leak_detector, describe_watched
 
         try:
@@ -133,7 +133,9 @@ def build_agent(args, hooks=()) -> Agent:
             collector.close()
             raise
         log.info("leak detector watching %s", describe_watched(detector))
-        refresher.hooks.append(leak_notification_hook(detector, session, catalog))
+        observe, notify = leak_notification_hooks(detector, session, catalog)
+        refresher.hooks.append(observe)
+        refresher.published.append(notify)
     refresher.hooks.extend(hooks)
     return Agent(collector, refresher, session, detector)
 

@@ -1,12 +1,13 @@
 """Leak state changes as SNMP notifications (leakDetected / leakCleared from the catalog).
 
-The AgentX agent wires it in as one refresher hook::
+The AgentX agent wires it in as a pair of refresher callbacks::
 
-    hook = leak_notification_hook(detector, session, catalog)
-    refresher = ViewRefresher(collect, layout, interval, target, hooks=[hook])
+    observe, notify = leak_notification_hooks(detector, session, catalog)
+    refresher = ViewRefresher(collect, layout, interval, target, hooks=[observe], published=[notify])
 
-The hook runs ``detector.observe(snapshot)`` (so the view built next serves the leak table)
-and sends one notification per change through the master agent.  Varbinds are the
+``observe`` runs ``detector.observe(snapshot)`` before the view is built (so it serves the leak
+table); ``notify`` runs once that view is served and sends one notification per change through
+the master agent, so a manager polling on the trap reads the announced state.  Varbinds are the
 notification's catalog objects, instances of the series' row of the leak table; an object
 with no value (no forecast yet) is left out rather than sent as a made-up 0.
 """
@@ -64,13 +65,12 @@ def notification_for(event: LeakEvent, snapshot: Snapshot, catalog: Catalog) -> 
     return parse_oid(definition["oid"]), varbinds
 
 
-def leak_notification_hook(
+def leak_notification_hooks(
     detector: "LeakDetector", session: "AgentXSession", catalog: Catalog
-) -> Callable[[Snapshot], None]:
-    """A ViewRefresher hook (runs in the collection thread): observe, then notify each change."""
+) -> tuple[Callable[[Snapshot], None], Callable[[Snapshot], None]]:
+    """ViewRefresher callbacks (both run off the event loop): observe, and notify each change."""
 
-    def hook(snapshot: Snapshot) -> None:
-        detector.observe(snapshot)
+    def notify(snapshot: Snapshot) -> None:
         for event in detector.changes:
             message = notification_for(event, snapshot, catalog)
             if message is None:
@@ -80,4 +80,4 @@ def leak_notification_hook(
             except Exception as exc:  # no master right now: the state is still served in the table
                 log.warning("leak notification for %s not sent: %s", event.series, exc)
 
-    return hook
+    return detector.observe, notify

@@ -66,3 +66,28 @@ def test_run_stops_when_asked():
 
     asyncio.run(scenario())
     assert len(calls) >= 3
+
+
+def test_published_callbacks_see_the_new_view_already_served():
+    refresher = refresher_for(synthetic_snapshot)
+    seen = []
+
+    def notify(snapshot):
+        # What a manager polling on the notification would read now.
+        seen.append((snapshot.up, refresher.current_view().get(NEW + (2, 1, 0)).value))
+
+    refresher.published.append(notify)
+    asyncio.run(refresher.refresh_once())
+    assert seen == [(True, 1)]
+
+
+def test_a_failing_published_callback_does_not_stop_the_others():
+    refresher = refresher_for(synthetic_snapshot)
+    calls = []
+
+    def broken(snapshot):
+        raise RuntimeError("trap sink gone")
+
+    refresher.published.extend([broken, lambda snapshot: calls.append(snapshot.up)])
+    asyncio.run(refresher.refresh_once())
+    assert calls == [True]

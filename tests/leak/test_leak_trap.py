@@ -9,7 +9,7 @@ from agents.agentx.view import TreeLayout, build_view
 from agents.catalog import format_oid, load_catalog
 from agents.leak import synthetic
 from agents.leak.detector import LeakDetector
-from agents.leak.notifications import leak_notification_hook
+from agents.leak.notifications import leak_notification_hooks
 from agents.snapshot import Snapshot, labels_of
 from tests.agentx.agent_process import InProcessAgent
 from tests.agentx.netsnmp import wait_until
@@ -38,15 +38,16 @@ def test_leak_detected_and_cleared_reach_snmptrapd(tmp_path, trap_receiver):
     try:
         with InProcessAgent(snmpd, current["view"], [catalog.new_root],
                             view_provider=lambda: current["view"]) as agent:
-            hook = leak_notification_hook(detector, agent.session, catalog)
+            observe, notify = leak_notification_hooks(detector, agent.session, catalog)
             trace = synthetic.dictionary_leak(days=0.25, onset=4 * synthetic.HOUR)
             drop_at = trace.onset + 1.5 * synthetic.HOUR
             for t, value, _ in trace.rows():
                 if t >= drop_at:
                     value -= (t - trace.onset) * trace.rate_bytes_per_hour / 3600  # memory given back
                 snapshot = Snapshot("db1", t, True, values={SERIES: value})
-                hook(snapshot)
+                observe(snapshot)
                 current["view"] = build_view(layout, snapshot)
+                notify(snapshot)
                 if any(e.new_name == "ok" and e.old_name == "leaking" for e in detector.changes):
                     break
             detected_oid = next(n["oid"] for n in catalog.extra["notifications"] if n["name"] == "leakDetected")
