@@ -7,7 +7,6 @@ loopback port with authorization disabled and logs each trap (numeric OIDs) to a
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,14 +16,15 @@ from typing import Iterator
 import pytest
 
 from agents.throwaway import free_loopback_port
-from tests.agentx.netsnmp import COMMUNITY, Snmpd, wait_until
+from agents.netsnmp_sandbox import COMMUNITY, Snmpd, net_snmp_tool
+from tests.agentx.netsnmp import wait_until
 
 SNMP_TRAP_OID = ".1.3.6.1.6.3.1.1.4.1.0 = OID: "
 
 
 def binary(name: str) -> str:
-    path = shutil.which(name) or f"/usr/sbin/{name}"
-    if not os.path.exists(path):
+    path = net_snmp_tool(name)
+    if path is None:
         pytest.fail(f"{name} is not installed (Debian packages snmpd, snmptrapd)")
     return path
 
