@@ -96,6 +96,9 @@ class SnmpSpec:
 class PrometheusSpec:
     name: str
     type: str
+    # Prometheus wants base units: a value the catalog keeps in milliseconds (because the
+    # legacy SNMP object is) is exposed in seconds with scale 0.001.
+    scale: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -216,7 +219,7 @@ def _metric(raw: dict, legacy_root: tuple[int, ...]) -> Metric:
         prometheus = None
         if raw.get("prometheus"):
             p = raw["prometheus"]
-            prometheus = PrometheusSpec(name=p["name"], type=p["type"])
+            prometheus = PrometheusSpec(name=p["name"], type=p["type"], scale=float(p.get("scale", 1.0)))
         return Metric(
             name=name,
             help=str(raw["help"]).strip(),
@@ -302,6 +305,8 @@ def validate(catalog: Catalog) -> None:
         if m.prometheus:
             if m.prometheus.type not in PROMETHEUS_TYPES:
                 raise CatalogError(f"{where}: Prometheus type {m.prometheus.type!r} not in {PROMETHEUS_TYPES}")
+            if not m.prometheus.scale > 0:
+                raise CatalogError(f"{where}: Prometheus scale must be positive")
             key = (m.prometheus.name, m.labels)
             if key in seen_prom:
                 raise CatalogError(

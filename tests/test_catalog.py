@@ -296,13 +296,21 @@ def unit_word(name: str) -> str | None:
     return match.group(1) if match else None
 
 
+# A Prometheus scale turns the catalog's unit into the base unit Prometheus wants.
+SCALED_UNITS = {("milliseconds", 0.001): "seconds", ("microseconds", 0.000001): "seconds"}
+
+
 def test_units_in_names_agree_with_unit(catalog):
     for metric in catalog:
-        names = [metric.name] + ([metric.prometheus.name] if metric.prometheus else [])
-        for name in names:
+        names = [(metric.name, metric.unit)]
+        if metric.prometheus:
+            scaled = (metric.unit, metric.prometheus.scale)
+            names.append((metric.prometheus.name, SCALED_UNITS.get(scaled, metric.unit)))
+            assert metric.prometheus.scale == 1.0 or scaled in SCALED_UNITS, metric.name
+        for name, unit in names:
             word = unit_word(name)
             if word:
-                assert metric.unit == word, f"{name} says {word}, unit is {metric.unit!r}"
+                assert unit == word, f"{name} says {word}, unit is {unit!r}"
         own_name = metric.source.kind not in ("global_status", "global_variables")
         if own_name and metric.unit in ("seconds", "milliseconds") and metric.kind != "string":
             assert re.search(rf"_{metric.unit}(_|$)", metric.name), metric.name

@@ -56,6 +56,7 @@ class _Export:
     prometheus_type: str
     help: str
     labels: tuple[str, ...]
+    scale: float
 
 
 # The catalog does not change at run time and the same few collector sets recur
@@ -70,7 +71,7 @@ def _exports(catalog: Catalog, kinds: frozenset[str]) -> tuple[_Export, ...]:
     if cached is not None and cached[0] is catalog:
         return cached[1]
     exports = tuple(
-        _Export(m.name, m.prometheus.name, m.prometheus.type, m.help, m.labels)
+        _Export(m.name, m.prometheus.name, m.prometheus.type, m.help, m.labels, m.prometheus.scale)
         for m in catalog
         if m.prometheus is not None and m.source.kind in kinds
     )
@@ -104,7 +105,7 @@ def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
                 if number is None:
                     continue
                 by_name = dict(labels)
-                family.add_metric([by_name.get(label, "") for label in export.labels], number)
+                family.add_metric([by_name.get(label, "") for label in export.labels], number * export.scale)
             if family.samples:
                 families.append(family)
                 taken.update(exposed_names(family))
@@ -124,7 +125,7 @@ def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
             if number is None:
                 continue
             family = scalar_family(interner, _FAMILY_TYPES[export.prometheus_type], export.prometheus_name,
-                                   export.help, number)
+                                   export.help, number * export.scale)
         families.append(family)
         taken.update(exposed_names(family))
     return families

@@ -1,0 +1,42 @@
+"""Catalog metrics as Prometheus families: names, types and base units from the catalog."""
+
+from __future__ import annotations
+
+from agents.catalog import load_catalog
+from agents.exporter.families import catalog_families
+from agents.snapshot import Snapshot
+from parsers.innodb import parse_innodb_status
+
+SEMAPHORE_WAITS = """
+----------
+SEMAPHORES
+----------
+OS WAIT ARRAY INFO: reservation count 9, signal count 9
+--Thread 140 has waited at btr0cur.cc line 3 for 2.00 seconds the semaphore:
+--Thread 141 has waited at btr0cur.cc line 3 for 1.00 seconds the semaphore:
+------------
+TRANSACTIONS
+------------
+Trx id counter 5163
+"""
+
+
+def families_of(values):
+    snapshot = Snapshot(target="db1", up=True, values=values)
+    return {f.name: f for f in catalog_families(load_catalog(), snapshot, ["innodb"])}
+
+
+def test_milliseconds_kept_for_snmp_are_exposed_in_seconds():
+    values = parse_innodb_status(SEMAPHORE_WAITS).values
+    assert values["innodb_sem_wait_time_milliseconds"] == 3000  # legacy SNMP unit: 2 s + 1 s
+    family = families_of(values)["mysql_innodb_sem_wait_time_seconds"]
+    assert family.type == "gauge"
+    assert [s.value for s in family.samples] == [3.0]
+
+
+def test_trx_id_counter_is_a_counter_named_without_its_type():
+    values = parse_innodb_status(SEMAPHORE_WAITS).values
+    families = families_of(values)
+    family = families["mysql_innodb_transaction_ids_assigned"]  # prometheus_client strips _total
+    assert family.type == "counter"
+    assert [(s.name, s.value) for s in family.samples] == [("mysql_innodb_transaction_ids_assigned_total", 5163.0)]
