@@ -22,6 +22,7 @@ import hashlib
 import hmac
 import logging
 import os
+import re
 import secrets
 import ssl
 import threading
@@ -57,6 +58,9 @@ _TLS_KEYS = {"cert_file", "key_file", "client_auth_type", "client_ca_file", "min
 _TLS_KEYS_IGNORED = {"cipher_suites", "curve_preferences", "prefer_server_cipher_suites", "client_allowed_sans",
                      "cert", "key"}
 _TOP_KEYS = {"tls_server_config", "basic_auth_users", "http_server_config"}
+# Modular crypt format: $2a$/$2b$/$2y$, a cost of 04..31, then 22 salt + 31 checksum characters
+# of bcrypt's base64.  A hash that does not match would make every login fail silently.
+_BCRYPT_HASH = re.compile(r"\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}")
 
 
 @dataclass(frozen=True)
@@ -150,7 +154,7 @@ def parse_web_config(document: object, base_dir: Path) -> WebConfig:
     if not isinstance(users, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in users.items()):
         raise WebConfigError("basic_auth_users must map user names to bcrypt hashes")
     for user, hashed in users.items():
-        if not hashed.startswith(("$2a$", "$2b$", "$2y$")):
+        if not _BCRYPT_HASH.fullmatch(hashed):
             raise WebConfigError(f"basic_auth_users.{user}: not a bcrypt hash")
 
     headers = (document.get("http_server_config") or {}).get("headers") or {}

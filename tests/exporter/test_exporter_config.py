@@ -210,6 +210,9 @@ def test_web_config_tls_and_users(tmp_path):
 @pytest.mark.parametrize("document, message", [
     ({"tls_server_config": {"cert_file": "a.crt"}}, "needs both"),
     ({"basic_auth_users": {"u": "plaintext"}}, "not a bcrypt hash"),
+    # The right prefix but no salt and checksum: every login would fail while the server looks fine.
+    ({"basic_auth_users": {"u": "$2y$10$garbage"}}, "not a bcrypt hash"),
+    ({"basic_auth_users": {"u": "$2b$99$" + "a" * 53}}, "not a bcrypt hash"),
     ({"tls_config": {}}, "unknown field"),
     ({"tls_server_config": {"cert_file": "a", "key_file": "b", "min_version": "SSL3"}}, "min_version"),
     ({"tls_server_config": {"cert_file": "a", "key_file": "b", "client_auth_type": "RequireAndVerifyClientCert"}},
