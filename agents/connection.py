@@ -146,11 +146,14 @@ def settings_from_my_cnf(path: str | Path, section: str = "client") -> Connectio
     """
     path = Path(path).expanduser()
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file (give --my-cnf or create it with a [client] section)") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a UTF-8 option file (byte {exc.object[exc.start]:#04x} "
+                          f"at offset {exc.start})") from None
     warn_if_exposed(path)
     sections = parse_option_file(text)
     section = section.lower()

@@ -89,6 +89,16 @@ def test_missing_file_is_one_clear_line(tmp_path):
         resolve_settings(tmp_path / "absent.cnf", environ={})
 
 
+def test_binary_file_is_one_clear_line_naming_it(tmp_path):
+    path = tmp_path / "binary.cnf"
+    path.write_bytes(b"[client]\nuser = \xd0\x00\xff\n")
+    path.chmod(0o600)
+    with pytest.raises(ConfigError) as info:
+        settings_from_my_cnf(path)
+    message = str(info.value)
+    assert str(path) in message and "UTF-8" in message and "\n" not in message
+
+
 def test_file_readable_by_others_is_warned(tmp_path, caplog):
     path = write_cnf(tmp_path, "[client]\nuser = u\n", mode=0o644)
     with caplog.at_level(logging.WARNING, logger="agents.connection"):
