@@ -86,11 +86,15 @@ def parsed_values(kind: str, text: str, legacy_names: bool, path: str) -> dict[s
         catalog_kind, result = "global_status", SourceResult(values=status)
     else:
         from agents.sources.replication import replication_result
+        from parsers.replication import parse_replica_status
 
         rows = parse_table_text(text)
         if not rows:
             raise BadInput(f"{path}: no replica status rows found")
         try:
+            if not any(channel.present for channel in parse_replica_status(rows)):
+                # Any text reads as a TAB table: rows with no replica column are not replica status.
+                raise BadInput(f"{path}: no replica status columns (Slave_IO_Running, Seconds_Behind_Master, ...)")
             result = replication_result(rows)
         except ValueError as exc:
             raise BadInput(f"{path}: {exc}") from None

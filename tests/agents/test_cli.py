@@ -100,6 +100,16 @@ def test_parse_bad_input_is_one_line_and_exit_2(capsys, tmp_path):
     assert code == 2 and "innodb-status only" in one_line(err)
 
 
+def test_parse_replica_status_refuses_a_file_without_replica_columns(capsys, tmp_path):
+    # Any text reads as a batch table; without a single replica status column it must not
+    # come out as one "channel" per line with made-up running/stopped values.
+    unrelated = tmp_path / "processlist.tsv"
+    unrelated.write_text("Id\tUser\tCommand\n1\troot\tQuery\n2\tmonitor\tSleep\n")
+    code, out, err = cli(capsys, "parse", "replica-status", str(unrelated))
+    assert code == 2 and out == ""
+    assert "processlist.tsv: no replica status columns" in one_line(err)
+
+
 # ----------------------------------------------------------------- collect
 
 
