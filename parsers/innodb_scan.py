@@ -5,7 +5,11 @@ read the number next to each label and return None (never a guessed 0) when it i
 """
 from __future__ import annotations
 
+from typing import Callable, TypeVar
+
 from .innodb_numbers import to_float, to_int
+
+T = TypeVar("T")
 
 
 class ScanState:
@@ -34,26 +38,21 @@ class ScanState:
 
 def ints_before(line: str, labels: tuple[str, ...]) -> list[int | None]:
     """For ``"N label, N label"`` lines: the integer printed just before each label."""
-    out = []
-    for label in labels:
-        pos = line.find(label)
-        if pos <= 0:
-            out.append(None)
-            continue
-        head = line[:pos].rstrip().rsplit(None, 1)
-        out.append(to_int(head[-1]) if head else None)
-    return out
+    return _numbers_before(line, labels, to_int)
 
 
 def floats_before(line: str, labels: tuple[str, ...]) -> list[float | None]:
-    out = []
+    """For ``"N label, N label"`` lines: the number printed just before each label, as a float."""
+    return _numbers_before(line, labels, to_float)
+
+
+def _numbers_before(line: str, labels: tuple[str, ...], convert: Callable[[str], T | None]) -> list[T | None]:
+    out: list[T | None] = []
     for label in labels:
         pos = line.find(label)
-        if pos <= 0:
-            out.append(None)
-            continue
-        head = line[:pos].rstrip().rsplit(None, 1)
-        out.append(to_float(head[-1]) if head else None)
+        # pos 0: the label opens the line, so no number precedes it.
+        head = line[:pos].rstrip().rsplit(None, 1) if pos > 0 else []
+        out.append(convert(head[-1]) if head else None)
     return out
 
 
