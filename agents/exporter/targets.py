@@ -109,7 +109,9 @@ class Target:
             return self.counters.copy()
 
     def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        # Wait for a collection already running: its observers (the leak detector) must see
+        # it before they close and save their history, never at the same time.
+        self._executor.shutdown(wait=True, cancel_futures=True)
         self.collector.close()
         for observer in self.observers:
             observer.close()

@@ -90,3 +90,31 @@ def test_failed_source_is_counted_once_per_collection_with_its_reason():
     assert names["mysql_global_status_uptime"].samples[0].value == 42.0
     last = names["mysql_exporter_last_success_timestamp_seconds"]
     assert {s.labels["collector"] for s in last.samples} == {"collect.global_status"}
+
+
+def test_close_lets_the_running_collection_reach_the_observers_first():
+    # The leak detector is an observer: closing it saves its history, so it must not run
+    # while (or before) the last collection is being observed in the worker thread.
+    events = []
+
+    class RecordingObserver:
+        def observe(self, snapshot):
+            events.append("observe")
+
+        def close(self):
+            events.append("close")
+
+    release = threading.Event()
+    collector = ScriptedCollector(snapshot, release)
+    target = Target("db:3306", collector, observers=[RecordingObserver()])
+    scrape = threading.Thread(target=target.scrape, args=((BY_NAME["global_status"],), time.monotonic() + 30))
+    scrape.start()
+    while collector.calls == 0:
+        time.sleep(0.01)
+    closing = threading.Thread(target=target.close)
+    closing.start()
+    closing.join(1.0)  # before the collection ends: close must still be waiting for it
+    release.set()
+    closing.join(10)
+    scrape.join(10)
+    assert events == ["observe", "close"]
