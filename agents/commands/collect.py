@@ -113,6 +113,15 @@ def run(args) -> int:
 # --------------------------------------------------------------------------- rendering
 
 
+def flat_values(snapshot: Snapshot) -> dict[str, object]:
+    """Scalars, then series points keyed ``name{label="value",...}``, each sorted by name."""
+    flat: dict[str, object] = dict(sorted(snapshot.values.items()))
+    for name, points in sorted(snapshot.series.items()):
+        for labels, value in sorted(points.items()):
+            flat[name + _labels_text(labels)] = value
+    return flat
+
+
 def _labels_text(labels: Labels) -> str:
     return "{" + ",".join(f'{k}="{v}"' for k, v in labels) + "}"
 
@@ -162,13 +171,11 @@ def format_snapshot(snapshot: Snapshot) -> str:
         note = "" if status.ok else f"{status.reason}: {status.error}"
         lines.append(f"{name:20} {'yes' if status.ok else 'NO':3} {status.duration_seconds * 1000:8.1f} "
                      f"{status.statements:5}  {note}")
-    rows = [(name, value) for name, value in snapshot.values.items()]
-    for name, points in snapshot.series.items():
-        rows.extend((name + _labels_text(labels), value) for labels, value in points.items())
+    rows = sorted(flat_values(snapshot).items())
     if rows:
         width = min(60, max(len(name) for name, _ in rows))
         lines.append("")
         lines.append(f"{len(snapshot.values)} values, {sum(len(p) for p in snapshot.series.values())} series points")
-        for name, value in sorted(rows):
+        for name, value in rows:
             lines.append(f"{name:{width}} {'NULL' if value is None else value}")
     return "\n".join(lines)

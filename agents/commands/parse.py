@@ -58,6 +58,7 @@ def read_input(path: str) -> str:
 def parsed_values(kind: str, text: str, legacy_names: bool, path: str) -> dict[str, object]:
     from agents.catalog import load_catalog
     from agents.collection import map_to_catalog
+    from agents.commands.collect import flat_values
     from agents.snapshot import Snapshot
     from agents.sources import SourceResult
     from parsers.tabular import parse_table_text
@@ -101,11 +102,7 @@ def parsed_values(kind: str, text: str, legacy_names: bool, path: str) -> dict[s
         catalog_kind = "replication"
     snapshot = Snapshot(target=path)
     map_to_catalog(load_catalog(), {catalog_kind: [result]}, snapshot)
-    flat: dict[str, object] = dict(sorted(snapshot.values.items()))
-    for name, points in sorted(snapshot.series.items()):
-        for labels, value in sorted(points.items()):
-            flat[name + "{" + ",".join(f'{k}="{v}"' for k, v in labels) + "}"] = value
-    return flat
+    return flat_values(snapshot)
 
 
 def run(args) -> int:
