@@ -60,8 +60,6 @@ def parsed_values(kind: str, text: str, legacy_names: bool, path: str) -> dict[s
     from agents.collection import map_to_catalog
     from agents.commands.collect import flat_values
     from agents.snapshot import Snapshot
-    from agents.sources import SourceResult
-    from parsers.tabular import parse_table_text
 
     if kind == "innodb-status":
         from agents.sources.innodb_status import innodb_result
@@ -74,35 +72,34 @@ def parsed_values(kind: str, text: str, legacy_names: bool, path: str) -> dict[s
         if legacy_names:
             return dict(legacy_innodb_values(text))
         catalog_kind, result = "innodb", innodb_result(text)
-    elif kind == "global-status":
-        from parsers.status import parse_status_rows
-
-        rows = parse_table_text(text)
-        if not rows:
-            raise BadInput(f"{path}: no Variable_name/Value rows found")
-        try:
-            status = parse_status_rows(rows)
-        except ValueError as exc:
-            raise BadInput(f"{path}: {exc}") from None
-        catalog_kind, result = "global_status", SourceResult(values=status)
     else:
-        from agents.sources.replication import replication_result
-        from parsers.replication import parse_replica_status
-
-        rows = parse_table_text(text)
-        if not rows:
-            raise BadInput(f"{path}: no replica status rows found")
-        try:
-            if not any(channel.present for channel in parse_replica_status(rows)):
-                # Any text reads as a TAB table: rows with no replica column are not replica status.
-                raise BadInput(f"{path}: no replica status columns (Slave_IO_Running, Seconds_Behind_Master, ...)")
-            result = replication_result(rows)
-        except ValueError as exc:
-            raise BadInput(f"{path}: {exc}") from None
-        catalog_kind = "replication"
+        catalog_kind, result = _table_result(kind, text, path)
     snapshot = Snapshot(target=path)
     map_to_catalog(load_catalog(), {catalog_kind: [result]}, snapshot)
     return flat_values(snapshot)
+
+
+def _table_result(kind: str, text: str, path: str):
+    """(catalog source kind, SourceResult) of a saved global-status or replica-status table."""
+    from agents.sources import SourceResult
+    from agents.sources.replication import replication_result
+    from parsers.replication import parse_replica_status
+    from parsers.status import parse_status_rows
+    from parsers.tabular import parse_table_text
+
+    rows = parse_table_text(text)
+    if not rows:
+        expected = "Variable_name/Value" if kind == "global-status" else "replica status"
+        raise BadInput(f"{path}: no {expected} rows found")
+    try:
+        if kind == "global-status":
+            return "global_status", SourceResult(values=parse_status_rows(rows))
+        if not any(channel.present for channel in parse_replica_status(rows)):
+            # Any text reads as a TAB table: rows with no replica column are not replica status.
+            raise BadInput(f"{path}: no replica status columns (Slave_IO_Running, Seconds_Behind_Master, ...)")
+        return "replication", replication_result(rows)
+    except ValueError as exc:  # a row the parser cannot attribute; the message names it
+        raise BadInput(f"{path}: {exc}") from None
 
 
 def run(args) -> int:
