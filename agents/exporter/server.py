@@ -142,16 +142,26 @@ def make_servers(app: ExporterApp) -> list[ThreadingHTTPServer]:
     handler = type("BoundExporterRequestHandler", (ExporterRequestHandler,), {"app": app})
     context = app.web.tls.context() if app.web.tls else None
     servers = []
-    for address in app.config.listen_addresses:
-        host, port = parse_listen_address(address)
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        servers.append(_Server((host, port), handler, context, family))
+    try:
+        for address in app.config.listen_addresses:
+            host, port = parse_listen_address(address)
+            family = socket.AF_INET6 if ":" in host else socket.AF_INET
+            servers.append(_Server((host, port), handler, context, family))
+    except BaseException:
+        # One address in use must not leave the others bound (and listening) behind the error.
+        for server in servers:
+            server.server_close()
+        raise
     return servers
 
 
 def serve(app: ExporterApp, stop: threading.Event | None = None) -> None:
     """Serve until ``stop`` is set (or forever)."""
-    servers = make_servers(app)
+    try:
+        servers = make_servers(app)
+    except BaseException:
+        app.close()
+        raise
     threads = []
     for server in servers:
         host, port = server.server_address[:2]

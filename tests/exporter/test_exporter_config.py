@@ -240,3 +240,22 @@ def test_basic_auth_verifier_caches_verdicts():
     assert not verifier.verify("nobody", "right")
     cached = verifier.cached_verdicts
     assert verifier.verify("prom", "right") and verifier.cached_verdicts == cached
+
+
+def test_a_listen_address_that_cannot_be_bound_closes_the_ones_already_bound():
+    import socket
+
+    from agents.catalog import load_catalog
+    from agents.exporter.app import ExporterApp
+    from agents.exporter.server import make_servers
+    from agents.exporter.web_config import WebConfig
+    from agents.throwaway import free_loopback_port
+
+    port = free_loopback_port()
+    config = parse(f"--web.listen-address=127.0.0.1:{port}", f"--web.listen-address=127.0.0.1:{port}")
+    app = ExporterApp(config, load_catalog(), WebConfig(), environ={})
+    with pytest.raises(OSError) as failure:  # held, as a caller logging it would: no GC to the rescue
+        make_servers(app)
+    assert failure.value.errno is not None
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", port))  # EADDRINUSE while the first server still listens
