@@ -64,7 +64,12 @@ class ViewRefresher:
             log.warning("collection from %s failed: %s", self.target, exc, exc_info=log.isEnabledFor(logging.DEBUG))
             snapshot = down_snapshot(self.target, f"{type(exc).__name__}: {exc}")
         run_callbacks(self.hooks, snapshot)
-        return snapshot, build_view(self.layout, snapshot)
+        try:
+            return snapshot, build_view(self.layout, snapshot)
+        except Exception as exc:  # a bug here would end the refresher task, and the agent with it
+            log.exception("cannot serve the collection from %s", self.target)
+            snapshot = down_snapshot(self.target, f"building the SNMP view failed: {type(exc).__name__}: {exc}")
+            return snapshot, build_view(self.layout, snapshot)
 
     async def refresh_once(self) -> Snapshot:
         snapshot, view = await asyncio.to_thread(self._collect_and_build)

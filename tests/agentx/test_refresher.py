@@ -7,6 +7,7 @@ import asyncio
 from agents.agentx.codec import VarType
 from agents.agentx.refresher import ViewRefresher
 from agents.agentx.view import TreeLayout
+from agents.snapshot import labels_of
 from tests.agentx.synthetic import LEGACY, NEW, synthetic_catalog, synthetic_snapshot
 
 
@@ -91,3 +92,22 @@ def test_a_failing_published_callback_does_not_stop_the_others():
     refresher.published.extend([broken, lambda snapshot: calls.append(snapshot.up)])
     asyncio.run(refresher.refresh_once())
     assert calls == [True]
+
+
+def test_a_snapshot_the_view_cannot_hold_is_served_as_down_and_the_refresher_goes_on():
+    # Pools "1" and "01" both index row 1: building the view fails.  That must cost this
+    # collection's values (served as down, with the reason), not the refresher task and
+    # with it the agent (serve() gathers the refresher with the session).
+    def clashing_rows(snapshot):
+        snapshot.add_series("innodb_pool_pages", labels_of(pool="01"), 12)
+
+    refresher = refresher_for(synthetic_snapshot, [clashing_rows])
+    snapshot = asyncio.run(refresher.refresh_once())
+    view = refresher.current_view()
+    assert not snapshot.up
+    assert view.get(NEW + (2, 1, 0)).value == 0
+    assert b"two instances share one OID" in view.get(NEW + (2, 3, 0)).value
+    assert view.get(LEGACY + (1, 0)).type == VarType.NO_SUCH_INSTANCE
+    refresher.hooks.clear()
+    asyncio.run(refresher.refresh_once())
+    assert refresher.current_view().get(LEGACY + (1, 0)).value == 2**32 - 1
