@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from . import innodb_sections as sections
 from .innodb_numbers import has_hex_letters, parse_server_timestamp, to_int, trx_id
+from .tabular import unescape_batch
 
 
 @dataclass(frozen=True)
@@ -70,25 +71,11 @@ def _is_dashes(line: str) -> bool:
     return len(line) >= 3 and line[0] == "-" and line.strip("-") == ""
 
 
-def _unescape_batch(text: str) -> str:
-    """The mysql client's batch output (``mysql -e 'SHOW ENGINE INNODB STATUS'`` without ``-r``)
-    prints the whole Status value on one line with newlines, tabs and backslashes escaped."""
-    out = []
-    pos = 0
-    while True:
-        slash = text.find("\\", pos)
-        if slash < 0 or slash + 1 >= len(text):
-            out.append(text[pos:])
-            return "".join(out)
-        out.append(text[pos:slash])
-        escaped = text[slash + 1]
-        out.append({"n": "\n", "t": "\t", "0": "\0", "\\": "\\"}.get(escaped, "\\" + escaped))
-        pos = slash + 2
-
-
 def _status_lines(text: str) -> list[str]:
-    if text.count("\n") < 4 and "INNODB MONITOR OUTPUT\\n" in text:  # one escaped line: batch output
-        text = _unescape_batch(text)
+    # ``mysql -e 'SHOW ENGINE INNODB STATUS'`` without ``-r`` prints the whole Status value on one
+    # line, newlines and tabs escaped.
+    if text.count("\n") < 4 and "INNODB MONITOR OUTPUT\\n" in text:
+        text = unescape_batch(text)
     lines = text.splitlines()
     # A text not ending in a newline may end inside a line ("Trx id counter 12" of "...12345"):
     # drop that partial line rather than read a wrong number from it.

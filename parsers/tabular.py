@@ -191,7 +191,8 @@ def _is_key_line(line: str, colon_at: int) -> bool:
 # --- batch (TAB-separated) output ---------------------------------------------
 
 
-def _unescape(value: str) -> str:
+def unescape_batch(value: str) -> str:
+    """Undo the batch-mode escapes (\\t \\n \\\\ \\0); any other backslash stays as printed."""
     return _BATCH_ESCAPE.sub(lambda match: _BATCH_ESCAPES[match.group(1)], value)
 
 
@@ -206,13 +207,13 @@ def _read_batch(lines: list[str]) -> ParsedTable:
     else:
         table = ParsedTable(layout="batch")
         records_with_header = records
-    header = [_unescape(cell) for cell in records_with_header[0]]
+    header = [unescape_batch(cell) for cell in records_with_header[0]]
     table.columns = header
     for record in records_with_header[1:]:
         if len(record) != len(header):
             table.skipped_lines += 1
             continue
-        table.rows.append({name: _null(_unescape(cell)) for name, cell in zip(header, record)})
+        table.rows.append({name: _null(unescape_batch(cell)) for name, cell in zip(header, record)})
     return table
 
 
