@@ -11,9 +11,7 @@ def innodb_result(text: str) -> SourceResult:
     """The monitor text as a SourceResult: scalars, and per-buffer-pool series labelled ``pool``."""
     parsed = parse_innodb_status(text)
     result = SourceResult(values=dict(parsed.values), raw={"innodb_status_text": text})
-    pools = parsed.buffer_pools or {}
-    pairs = pools.items() if isinstance(pools, dict) else enumerate(pools)
-    for pool_id, pool_values in pairs:
+    for pool_id, pool_values in parsed.buffer_pools.items():
         labels = labels_of(pool=str(pool_id))
         for key, value in pool_values.items():
             result.series.setdefault(key, {})[labels] = value
