@@ -64,12 +64,27 @@ def _number(cell: str, what: str, where: str, allow_empty: bool = False) -> floa
     return number
 
 
+def _csv_rows(stream: TextIO, source: str) -> Iterator[tuple[int, list[str]]]:
+    """(row number, cells); the csv module's own refusals (a field over its size limit)
+    become TraceErrors naming the line."""
+    reader = csv.reader(stream)
+    line_number = 0
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise TraceError(f"{source}:{line_number + 1}: {exc}") from None
+        line_number += 1
+        yield line_number, row
+
+
 def read_trace(stream: TextIO, source: str = "trace") -> list[Sample]:
     """Parse and sort a trace; raises TraceError on the first bad line."""
-    rows = csv.reader(stream)
     header: list[str] | None = None
     samples: list[Sample] = []
-    for line_number, row in enumerate(rows, start=1):
+    for line_number, row in _csv_rows(stream, source):
         if not row or all(not cell.strip() for cell in row) or row[0].lstrip().startswith("#"):
             continue
         if header is None:

@@ -89,6 +89,8 @@ def test_a_gap_restarts_the_windows_without_an_error(tmp_path, capsys):
     ("time_s,bytes\n0,100\n", "bad.csv:1: header ['time_s', 'bytes'] has no column timestamp or time or t"),
     ("timestamp,value\n", "bad.csv: no samples after the header"),
     ("", "bad.csv: empty trace"),
+    # csv refuses a field over 128 KiB (csv.Error, not ValueError): still one line naming the line.
+    ('timestamp,value\n0,100\n15,"' + "9" * 200_000 + '"\n', "bad.csv:3: field larger than field limit"),
 ])
 def test_bad_traces_exit_2_naming_the_line(tmp_path, capsys, content, message):
     path = tmp_path / "bad.csv"
