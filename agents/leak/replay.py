@@ -42,12 +42,12 @@ class Sample:
     aux: float | None
 
 
-def _column(header: list[str], names: tuple[str, ...], required: bool, source: str) -> int | None:
+def _column(header: list[str], names: tuple[str, ...], required: bool, where: str) -> int | None:
     for name in names:
         if name in header:
             return header.index(name)
     if required:
-        raise TraceError(f"{source}:1: header {header} has no column {' or '.join(names)}")
+        raise TraceError(f"{where}: header {header} has no column {' or '.join(names)}")
     return None
 
 
@@ -65,19 +65,18 @@ def _number(cell: str, what: str, where: str, allow_empty: bool = False) -> floa
 
 
 def _csv_rows(stream: TextIO, source: str) -> Iterator[tuple[int, list[str]]]:
-    """(row number, cells); the csv module's own refusals (a field over its size limit)
-    become TraceErrors naming the line."""
+    """(line the row starts on, cells): a quoted cell may span lines, so rows are not lines.
+    The csv module's own refusals (a field over its size limit) become TraceErrors."""
     reader = csv.reader(stream)
-    line_number = 0
     while True:
+        first_line = reader.line_num + 1
         try:
             row = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
-            raise TraceError(f"{source}:{line_number + 1}: {exc}") from None
-        line_number += 1
-        yield line_number, row
+            raise TraceError(f"{source}:{first_line}: {exc}") from None
+        yield first_line, row
 
 
 def read_trace(stream: TextIO, source: str = "trace") -> list[Sample]:
@@ -89,9 +88,10 @@ def read_trace(stream: TextIO, source: str = "trace") -> list[Sample]:
             continue
         if header is None:
             header = [cell.strip().lower() for cell in row]
-            t_col = _column(header, TIME_COLUMNS, True, source)
-            v_col = _column(header, VALUE_COLUMNS, True, source)
-            a_col = _column(header, AUX_COLUMNS, False, source)
+            where = f"{source}:{line_number}"  # comment lines may come before the header
+            t_col = _column(header, TIME_COLUMNS, True, where)
+            v_col = _column(header, VALUE_COLUMNS, True, where)
+            a_col = _column(header, AUX_COLUMNS, False, where)
             if len(set(header)) != len(header):
                 raise TraceError(f"{source}:{line_number}: header {header} repeats a column")
             continue

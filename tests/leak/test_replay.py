@@ -89,6 +89,9 @@ def test_a_gap_restarts_the_windows_without_an_error(tmp_path, capsys):
     ("time_s,bytes\n0,100\n", "bad.csv:1: header ['time_s', 'bytes'] has no column timestamp or time or t"),
     ("timestamp,value\n", "bad.csv: no samples after the header"),
     ("", "bad.csv: empty trace"),
+    ("# exported by hand\ntime_s,bytes\n0,100\n", "bad.csv:2: header ['time_s', 'bytes'] has no column"),
+    # A quoted cell spanning two lines: the error names the file's line, not the row number.
+    ('timestamp,value,open_table_definitions\n0,100,"\n"\n15,abc,\n', "bad.csv:4: value 'abc' is not a number"),
     # csv refuses a field over 128 KiB (csv.Error, not ValueError): still one line naming the line.
     ('timestamp,value\n0,100\n15,"' + "9" * 200_000 + '"\n', "bad.csv:3: field larger than field limit"),
 ])
