@@ -146,7 +146,7 @@ def buffer_pool_and_memory(state: ScanState, line: str) -> None:
 def individual_buffer_pools(state: ScanState, line: str) -> None:
     if line.startswith("---BUFFER POOL "):
         pool_id = line[len("---BUFFER POOL "):].strip()
-        if pool_id.isdigit():
+        if pool_id.isascii() and pool_id.isdigit():
             state.pool = state.pools.setdefault(pool_id, {})
         else:
             state.pool = None

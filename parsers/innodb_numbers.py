@@ -12,7 +12,8 @@ _HEX_LETTERS = frozenset("abcdefABCDEF")
 def to_int(token: str) -> int | None:
     """A decimal integer token, tolerating a trailing ',' or ';' (``"45,"``)."""
     token = token.rstrip(",;")
-    if token.isdigit():
+    # isdigit() alone accepts "¹" (int() raises) and "٣" (int() reads 3); the server prints ASCII.
+    if token.isascii() and token.isdigit():
         return int(token)
     return None
 
@@ -84,10 +85,10 @@ def parse_server_timestamp(line: str) -> tuple[int | None, bool]:
     old_form = False
     if len(date) == 10 and date[4] == "-" and date[7] == "-":
         year, month, day = to_int(date[:4]), to_int(date[5:7]), to_int(date[8:])
-    elif len(date) == 6 and date.isdigit():
+    elif len(date) == 6 and date.isascii() and date.isdigit():
         old_form = True
-        yy = int(date[:2])
-        year, month, day = (2000 + yy if yy < 70 else 1900 + yy), int(date[2:4]), int(date[4:])
+        yy, month, day = to_int(date[:2]), to_int(date[2:4]), to_int(date[4:])
+        year = 2000 + yy if yy < 70 else 1900 + yy
     else:
         return None, False
     clock_parts = clock.split(":")

@@ -475,3 +475,22 @@ def test_mysql_client_batch_output_with_escaped_newlines():
     escaped = plain.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
     batch = f"Type\tName\tStatus\nInnoDB\t\t{escaped}\n"  # what `mysql -e 'SHOW ENGINE INNODB STATUS'` prints
     assert parse_innodb_status(batch) == parse_innodb_status(plain)
+
+
+def test_non_ascii_digits_are_not_numbers():
+    # str.isdigit() is true for "¹" (int() then raises) and for "٣" (int() reads 3): neither is
+    # something the server prints, so a garbled line must give no value, not a crash or a number.
+    text = (
+        "=====================================\n"
+        "¹41027 ٣:28:45 INNODB MONITOR OUTPUT\n"
+        "=====================================\n"
+        "------------\nTRANSACTIONS\n------------\n"
+        "Trx id counter ٣٤\n"
+        "History list length ¹7\n"
+        "----------------------------\nEND OF INNODB MONITOR OUTPUT\n"
+        "============================\n"
+    )
+    parsed = parse_innodb_status(text)
+    assert "innodb_trx_id_counter" not in parsed.values
+    assert "innodb_history_list_length" not in parsed.values
+    assert not any(name.endswith("timestamp_seconds") for name in parsed.values)
