@@ -23,3 +23,12 @@ def test_generate_check_reports_a_stale_file(tmp_path, capsys):
     (tmp_path / "mibs/MYSQL-SERVER-MIB.txt").write_text("stale\n")
     assert main(["generate", "--check", "--root", str(tmp_path)]) == 1
     assert "stale: mibs/MYSQL-SERVER-MIB.txt" in capsys.readouterr().err
+
+
+def test_generate_into_an_unwritable_root_is_one_line_and_exit_2(tmp_path, capsys):
+    blocker = tmp_path / "mibs"
+    blocker.write_text("a file where the mibs/ directory should be\n")
+    assert main(["generate", "--root", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "mysql-snmp generate:" in err and str(blocker) in err
+    assert err.count("\n") == 1  # no traceback

@@ -13,6 +13,9 @@ committed.  After editing the catalog:
 
   mysql-snmp generate            # rewrite what changed, list it
   mysql-snmp generate --check    # exit 1 and list the stale files (what CI runs)
+
+Exit status: 0 when written (or current), 1 when --check finds stale files, 2 when a file
+cannot be read or written.
 """
 
 
@@ -36,13 +39,20 @@ def run(args) -> int:
 
     root = args.root or REPO_ROOT
     catalog = load_catalog()
+    try:
+        if args.check:
+            stale = stale_files(catalog, root)
+        else:
+            written = write_all(catalog, root)
+    except OSError as exc:  # --root not writable, a file where a directory should be
+        print(f"mysql-snmp generate: {exc.filename or root}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     if args.check:
-        stale = stale_files(catalog, root)
         for path in stale:
             print(f"stale: {path}", file=sys.stderr)
         if stale:
             print("run 'mysql-snmp generate' and commit the result", file=sys.stderr)
         return 1 if stale else 0
-    for path in write_all(catalog, root):
+    for path in written:
         print(f"wrote {path}")
     return 0
