@@ -21,6 +21,9 @@ def to_int(token: str) -> int | None:
 def to_float(token: str) -> float | None:
     """A decimal number token such as ``0.57`` or ``12``, tolerating trailing punctuation."""
     token = token.rstrip(",;")
+    # float() reads "1٢" as 12.0 and "1_000" as 1000.0: neither is a number the server printed.
+    if not token.isascii() or "_" in token:
+        return None
     try:
         value = float(token)
     except ValueError:

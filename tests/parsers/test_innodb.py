@@ -494,3 +494,11 @@ def test_non_ascii_digits_are_not_numbers():
     assert "innodb_trx_id_counter" not in parsed.values
     assert "innodb_history_list_length" not in parsed.values
     assert not any(name.endswith("timestamp_seconds") for name in parsed.values)
+
+
+def test_float_tokens_must_be_plain_ascii_decimals():
+    from parsers.innodb_numbers import to_float
+
+    assert to_float("0.57,") == 0.57 and to_float("12") == 12.0
+    assert to_float("1\u0662") is None  # Arabic-Indic digit two: float() would read 12.0
+    assert to_float("1_000") is None  # float() would read 1000.0
