@@ -184,11 +184,23 @@ def _settings_from_options(options: Mapping[str, str | None], where: str) -> Con
     if "skip_ssl" in options and _boolean(options["skip_ssl"]):
         kwargs["ssl_mode"] = "DISABLED"
     if options.get("connect_timeout") is not None:
-        try:
-            kwargs["connect_timeout"] = float(options["connect_timeout"])
-        except ValueError:
-            raise ConfigError(f"{where} connect-timeout: {options['connect_timeout']!r} is not a number") from None
+        kwargs["connect_timeout"] = _connect_timeout(options["connect_timeout"], f"{where} connect-timeout")
     return ConnectionSettings(**kwargs)
+
+
+# pymysql.connect refuses other values, but only when connecting: checked here so a bad
+# file is a configuration error naming the key, not an "unreachable server".
+MAX_CONNECT_TIMEOUT = 31536000
+
+
+def _connect_timeout(value: str, where: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds <= MAX_CONNECT_TIMEOUT:  # also false for nan
+        raise ConfigError(f"{where}: {value!r} is not a number of seconds in (0, {MAX_CONNECT_TIMEOUT}]")
+    return seconds
 
 
 def parse_port(value: object, where: str) -> int:

@@ -84,6 +84,16 @@ def test_bad_port_names_file_and_key(tmp_path, port):
     assert str(path) in message and "port" in message and "\n" not in message
 
 
+@pytest.mark.parametrize("timeout", ["abc", "0", "-1", "nan", "inf", "1e9"])
+def test_bad_connect_timeout_names_file_and_key(tmp_path, timeout):
+    # pymysql refuses these only when connecting, which read as "server unreachable".
+    path = write_cnf(tmp_path, f"[client]\nconnect-timeout = {timeout}\n")
+    with pytest.raises(ConfigError) as info:
+        settings_from_my_cnf(path)
+    message = str(info.value)
+    assert str(path) in message and "connect-timeout" in message and repr(timeout) in message
+
+
 def test_missing_file_is_one_clear_line(tmp_path):
     with pytest.raises(ConfigError, match=r"absent.cnf: no such file"):
         resolve_settings(tmp_path / "absent.cnf", environ={})
