@@ -502,6 +502,23 @@ def session_setup_statements(server: ServerInfo, statement_timeout: float, lock_
 # --------------------------------------------------------------------------- command-line flags
 
 
+def _positive(number: type) -> Callable[[str], float]:
+    """An argparse type: ``number(text)`` greater than 0 (timeouts of 0 or less mean nothing here)."""
+    import argparse
+
+    def convert(text: str):
+        try:
+            value = number(text)
+        except ValueError:
+            value = 0
+        if not value > 0:  # also refuses nan
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds greater than 0")
+        return value
+
+    convert.__name__ = number.__name__  # argparse names the type in its own messages
+    return convert
+
+
 def add_connection_arguments(parser) -> None:
     """The connection flags every command that talks to MySQL shares (argparse)."""
     group = parser.add_argument_group("connection", f"Where to connect. {PASSWORD_RULE}")
@@ -513,9 +530,9 @@ def add_connection_arguments(parser) -> None:
     group.add_argument("--port", help=f"server TCP port (overrides the file; default {DEFAULT_PORT})")
     group.add_argument("--socket", help="server Unix socket, used when the host is localhost (overrides the file)")
     group.add_argument("--user", help="MySQL user (overrides the file)")
-    group.add_argument("--statement-timeout", type=float, default=5.0, metavar="SECONDS",
+    group.add_argument("--statement-timeout", type=_positive(float), default=5.0, metavar="SECONDS",
                        help="limit for each statement, enforced by the server where it can (default: 5)")
-    group.add_argument("--lock-wait-timeout", "--exporter.lock_wait_timeout", dest="lock_wait_timeout", type=int,
+    group.add_argument("--lock-wait-timeout", "--exporter.lock_wait_timeout", dest="lock_wait_timeout", type=_positive(int),
                        default=1, metavar="SECONDS",
                        help="session lock_wait_timeout, so monitoring never queues behind DDL for long (default: 1)")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import logging
 
 import pymysql
@@ -13,6 +14,7 @@ from agents.connection import (
     ConnectionSettings,
     MySQLConnection,
     MySQLUnavailable,
+    add_connection_arguments,
     classify_error,
     parse_option_file,
     resolve_settings,
@@ -228,3 +230,19 @@ def test_default_my_cnf_is_read_from_home_when_present(tmp_path, monkeypatch):
     write_cnf(tmp_path, "[client]\nuser = fromhome\nport = 3399\n", name=".my.cnf")
     s = resolve_settings(environ={})
     assert (s.user, s.port) == ("fromhome", 3399) and s.origin.endswith(".my.cnf [client]")
+
+
+@pytest.mark.parametrize("flag, value", [("--statement-timeout", "0"), ("--statement-timeout", "-5"),
+                                         ("--statement-timeout", "nan"), ("--lock-wait-timeout", "0"),
+                                         ("--lock-wait-timeout", "-5")])
+def test_timeout_flags_must_be_positive(capsys, flag, value):
+    # A statement timeout <= 0 reached pymysql as read_timeout and failed as "server unreachable";
+    # lock_wait_timeout below 1 is not a value the server accepts.
+    parser = argparse.ArgumentParser(prog="mysql-snmp collect")
+    add_connection_arguments(parser)
+    with pytest.raises(SystemExit) as info:
+        parser.parse_args([flag, value])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert flag in err and f"{value!r} is not a number of seconds greater than 0" in err
+    assert parser.parse_args([flag, "2"]).__dict__[flag[2:].replace("-", "_")] == 2
