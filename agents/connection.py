@@ -531,7 +531,9 @@ def add_connection_arguments(parser) -> None:
     group.add_argument("--socket", help="server Unix socket, used when the host is localhost (overrides the file)")
     group.add_argument("--user", help="MySQL user (overrides the file)")
     group.add_argument("--statement-timeout", type=_positive(float), default=5.0, metavar="SECONDS",
-                       help="limit for each statement, enforced by the server where it can (default: 5)")
+                       help="limit for each statement (default: 5). The server aborts it (MariaDB max_statement_time, "
+                       "MySQL 5.7.8+ max_execution_time, SELECTs only); otherwise the connection is "
+                       "dropped one second later")
     group.add_argument("--lock-wait-timeout", "--exporter.lock_wait_timeout", dest="lock_wait_timeout", type=_positive(int),
                        default=1, metavar="SECONDS",
                        help="session lock_wait_timeout, so monitoring never queues behind DDL for long (default: 1)")

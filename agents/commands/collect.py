@@ -41,15 +41,18 @@ def register(subparsers) -> None:
 def add_collection_arguments(parser) -> None:
     group = parser.add_argument_group("sources")
     group.add_argument("--sources", metavar="NAME,...",
-                       help="comma-separated sources to run (default: all enabled by default); "
-                       "see 'mysql-snmp collect --list-sources'")
-    group.add_argument("--list-sources", action="store_true", help="list the sources and exit")
+                       help="comma-separated sources to run (default: those marked 'default' by --list-sources; "
+                       "--heartbeat adds heartbeat)")
+    group.add_argument("--list-sources", action="store_true", help="list the sources, whether each runs by default, and what it reads; then exit")
     group.add_argument("--heartbeat", metavar="DATABASE.TABLE",
-                       help="read pt-heartbeat lag from this table (off by default)")
+                       help="read pt-heartbeat lag from this table, which then also gives the legacy slave lag "
+                       "as the original's --heartbeat did (off by default)")
     group.add_argument("--heartbeat-utc", action="store_true",
                        help="the heartbeat table holds UTC timestamps (pt-heartbeat --utc)")
     group.add_argument("--host-metrics", choices=("auto", "on", "off"), default="auto",
-                       help="psutil host and mysqld process metrics: auto = only when mysqld runs on this host")
+                       help="psutil host and mysqld process metrics. auto (default): only when the target is a socket "
+                       "or an address of this host; on: host metrics even for a remote server (its process "
+                       "is never looked for); off: neither")
 
 
 def collector_from_args(args):

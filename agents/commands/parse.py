@@ -39,7 +39,8 @@ def register(subparsers) -> None:
     parser.add_argument("kind", choices=KINDS, help="what the file holds")
     parser.add_argument("file", metavar="FILE", help="the saved output; - reads standard input")
     parser.add_argument("--legacy-names", action="store_true",
-                        help="innodb-status only: key the values as the original mysql-snmp did")
+                        help="innodb-status only: the original mysql-snmp's keys, with its 0 for a value the text lacks "
+                        "(catalog names leave such values out)")
     parser.add_argument("--json", action="store_true",
                         help="print JSON (innodb-status always prints JSON); default: name value lines")
     parser.set_defaults(handler=run)
