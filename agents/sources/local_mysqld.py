@@ -58,11 +58,12 @@ class LocalMysqld:
         pid = _confirmed(_pid_from_file(variables.get("pid_file")), datadir, port)
         if pid is None:
             pid = _pid_by_name(_candidates(psutil.process_iter(["pid", "name", "cmdline"])), datadir, port)
-        if pid is None:
+        started = _start_time(pid) if pid is not None else None
+        if started is None:  # not found, or it exited since (mysqld restarting)
             self._pid = None
             self._say(f"no local mysqld process found for {self.settings.target}: process metrics are off")
             return None
-        self._pid, self._started = pid, psutil.Process(pid).create_time()
+        self._pid, self._started = pid, started
         self._say(f"monitoring mysqld process {pid} for {self.settings.target}")
         return pid
 
@@ -119,9 +120,16 @@ def _pid_by_name(candidates, datadir: object, port: object) -> int | None:
                                port=int(port) if port else None)
 
 
+def _start_time(pid: int) -> float | None:
+    try:
+        return psutil.Process(pid).create_time()
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return None
+
+
 def _same_process(pid: int, started: float | None) -> bool:
     try:
         process = psutil.Process(pid)
-        return process.is_running() and (started is None or process.create_time() == started)
+        return process.is_running() and process.create_time() == started
     except (psutil.NoSuchProcess, psutil.AccessDenied):
         return False

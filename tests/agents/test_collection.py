@@ -187,3 +187,16 @@ def test_local_target_detection():
 def test_a_pid_file_naming_some_other_process_is_not_trusted():
     # The pid of this test run: alive, but not a mysqld/mariadbd.
     assert _confirmed(os.getpid(), None, 3306) is None
+
+
+def test_a_mysqld_that_exits_while_being_found_is_no_process(monkeypatch):
+    # The pid was confirmed, then the process exited before its start time was read: that is
+    # "no local mysqld" (source not_local), not an exception counted as a parse failure.
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    monkeypatch.setattr("agents.sources.local_mysqld._confirmed", lambda pid, datadir, port: child.pid)
+    local = LocalMysqld(ConnectionSettings(socket="/run/mysqld/mysqld.sock"))
+    assert local.pid({"pid_file": "/nonexistent.pid"}) is None
