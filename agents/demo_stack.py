@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents.catalog import Catalog, format_oid, load_catalog
-from agents.netsnmp_sandbox import REPO_ROOT, Snmpd, SnmpVar, start_agent, wait_until
+from agents.netsnmp_sandbox import REPO_ROOT, Snmpd, SnmpVar, start_agent, stop_process, wait_until
 from agents.throwaway import ThrowawayMariaDB, free_loopback_port
 
 MIB_DIR = REPO_ROOT / "mibs"
@@ -35,17 +35,6 @@ EXCERPT = re.compile(
 
 class DemoError(RuntimeError):
     pass
-
-
-def stop_process(process: subprocess.Popen, grace: float = 10.0) -> None:
-    """SIGTERM (both commands exit cleanly on it), SIGKILL after ``grace`` seconds."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def tail(path: Path, size: int = 2000) -> str:

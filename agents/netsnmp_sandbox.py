@@ -134,12 +134,8 @@ class Snmpd:
         self.process = None
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        if self.process is not None:
+            stop_process(self.process)
         self.process = None
 
     # ---------------------------------------------------------------- clients
@@ -168,6 +164,19 @@ class Snmpd:
 def agent_command(snmpd: Snmpd, *options: str) -> list[str]:
     """The real subagent, as a separate process: ``mysql-snmp agentx`` without the other commands."""
     return [sys.executable, "-m", "agents.commands.agentx", "--agentx-socket", str(snmpd.agentx_socket), *options]
+
+
+def stop_process(process: subprocess.Popen, grace: float = 10.0) -> int:
+    """SIGTERM (snmpd, snmptrapd and both agents exit cleanly on it), SIGKILL after ``grace``
+    seconds, so a stuck child never outlives the demo or the test; the exit status."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return process.returncode
 
 
 def start_agent(snmpd: Snmpd, log_path: Path, *options: str) -> subprocess.Popen:

@@ -15,7 +15,7 @@ from pathlib import Path
 from agents.agentx.session import AgentXSession
 from agents.agentx.view import MibView
 from agents.catalog import format_oid, load_catalog
-from tests.agentx.netsnmp import Snmpd, start_agent, wait_until
+from tests.agentx.netsnmp import Snmpd, start_agent, stop_process, wait_until
 from tests.support import create_monitoring_user
 
 AGENT_MYSQL_UP = format_oid(load_catalog().by_name("agent_mysql_up").snmp.oid) + ".0"
@@ -58,14 +58,7 @@ def run_agent(snmpd: Snmpd, server, directory: Path, refresh: float = 1.0, *opti
 
 def stop_agent(agent: RunningAgent) -> int:
     """SIGTERM (what systemd sends), SIGKILL after 10 s; the exit status."""
-    if agent.process.poll() is None:
-        agent.process.terminate()
-        try:
-            agent.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            agent.process.kill()
-            agent.process.wait()
-    return agent.process.returncode
+    return stop_process(agent.process)
 
 
 class InProcessAgent:

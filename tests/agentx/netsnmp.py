@@ -15,6 +15,7 @@ from agents.netsnmp_sandbox import (  # noqa: F401  (re-exported for the test mo
     missing_net_snmp_tools,
     parse_output,
     start_agent,
+    stop_process,
 )
 
 

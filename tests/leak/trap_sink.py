@@ -16,7 +16,7 @@ from typing import Iterator
 import pytest
 
 from agents.throwaway import free_loopback_port
-from agents.netsnmp_sandbox import COMMUNITY, Snmpd, net_snmp_tool
+from agents.netsnmp_sandbox import COMMUNITY, Snmpd, net_snmp_tool, stop_process
 from tests.agentx.netsnmp import wait_until
 
 SNMP_TRAP_OID = ".1.3.6.1.6.3.1.1.4.1.0 = OID: "
@@ -46,8 +46,7 @@ def trap_receiver(directory: Path) -> Iterator[tuple[int, Path]]:
         assert process.poll() is None, log.read_text()
         yield port, log
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop_process(process)
 
 
 @dataclass
