@@ -32,7 +32,14 @@ from agents.catalog import Catalog, load_catalog
 from agents.connection import ConnectionSettings, MySQLConnection, MySQLUnavailable, QueryError
 from agents.derived import apply_derivations
 from agents.snapshot import Snapshot, SourceStatus
-from agents.sources import Scraper, SourceResult, SourceUnavailable, default_source_names, scraper_classes
+from agents.sources import (
+    LocalScraper,
+    Scraper,
+    SourceResult,
+    SourceUnavailable,
+    default_source_names,
+    scraper_classes,
+)
 from agents.sources.local_mysqld import LocalMysqld
 
 if TYPE_CHECKING:
@@ -56,7 +63,6 @@ QUIET_REASONS = frozenset({"unsupported", "not_local"})
 # Errors that would repeat at every collection (a missing grant, a table this server
 # lacks): the source is skipped, with no statement sent, until the retry time.
 PERSISTENT_REASONS = frozenset({"privilege", "unsupported"})
-PSUTIL_SOURCES = frozenset({"host", "process"})
 
 
 @dataclass
@@ -89,7 +95,7 @@ class Collector:
         if heartbeat is not None:
             names.add("heartbeat")
         if host_metrics == "off":
-            names -= PSUTIL_SOURCES
+            names -= {name for name, cls in classes.items() if issubclass(cls, LocalScraper)}
         unknown = names - set(classes)
         if unknown:
             raise ValueError(f"unknown source(s) {', '.join(sorted(unknown))}; known: {', '.join(classes)}")
@@ -113,7 +119,7 @@ class Collector:
     def _build(self, cls: type[Scraper], heartbeat: HeartbeatOptions | None) -> Scraper:
         if cls.name == "heartbeat":
             return cls(heartbeat)
-        if cls.name in PSUTIL_SOURCES:
+        if issubclass(cls, LocalScraper):
             return cls(self.local_mysqld)
         return cls()
 
@@ -242,7 +248,7 @@ class Collector:
         except MySQLUnavailable:
             raise
         except SourceUnavailable as exc:
-            return status(False, str(exc), "not_local" if name in PSUTIL_SOURCES else "unsupported"), None
+            return status(False, str(exc), "not_local" if isinstance(scraper, LocalScraper) else "unsupported"), None
         except QueryError as exc:
             if exc.reason in PERSISTENT_REASONS:
                 error = self._disable(scraper, server, exc)

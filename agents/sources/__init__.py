@@ -81,6 +81,16 @@ class Scraper:
         raise NotImplementedError
 
 
+class LocalScraper(Scraper):
+    """A psutil source: measures the host or the mysqld process, so only when mysqld runs here.
+
+    Its ``SourceUnavailable`` means "not local" (status reason ``not_local``).
+    """
+
+    def __init__(self, local_mysqld):
+        self.local = local_mysqld  # agents.sources.local_mysqld.LocalMysqld, shared by all of them
+
+
 def scraper_classes() -> dict[str, type[Scraper]]:
     classes = {}
     for module_name in SCRAPER_MODULES:

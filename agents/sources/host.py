@@ -2,17 +2,14 @@
 
 import psutil
 
-from agents.sources import Scraper, SourceResult, SourceUnavailable
+from agents.sources import LocalScraper, SourceResult, SourceUnavailable
 from parsers.host import host_values
 
 
-class Host(Scraper):
+class Host(LocalScraper):
     name = "host"
     catalog_kind = "host"
     description = "host load, CPU, memory and swap (psutil; only when mysqld is local)"
-
-    def __init__(self, local_mysqld):
-        self.local = local_mysqld
 
     def collect(self, conn, server, context=None):
         reason = self.local.host_metrics_wanted()

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import psutil
 
-from agents.sources import Scraper, SourceResult, SourceUnavailable
+from agents.sources import LocalScraper, SourceResult, SourceUnavailable
 from parsers.host import (
     cgroup_memory_limit_bytes,
     memory_cgroup_from_proc_cgroup,
@@ -45,13 +45,10 @@ def cgroup_memory_limit(pid: int, proc: Path = Path("/proc"), mounts: dict[int, 
     return cgroup_memory_limit_bytes(texts)
 
 
-class Process(Scraper):
+class Process(LocalScraper):
     name = "process"
     catalog_kind = "process"
     description = "mysqld process memory, CPU, threads, files and I/O (psutil; only when mysqld is local)"
-
-    def __init__(self, local_mysqld):
-        self.local = local_mysqld
 
     def collect(self, conn, server, context=None):
         pid = self.local.pid((context or {}).get("global_variables"))
