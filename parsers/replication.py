@@ -28,7 +28,6 @@ from typing import Callable, Iterable
 from agents.snapshot import Value, labels_of
 from parsers.columns import MISSING, fold_row, pick, pick_named
 from parsers.gtid import normalise_gtid_set
-from parsers.heartbeat import legacy_slave_lag
 from parsers.values import CatalogValues, text_of, typed, typed_int
 
 THREAD_STOPPED = 0
@@ -209,12 +208,11 @@ def _parse_row(row: object, index: int) -> ReplicaChannel:
     )
 
 
-def replica_values(channels: list[ReplicaChannel], heartbeat_lag: float | None = None) -> CatalogValues:
+def replica_values(channels: list[ReplicaChannel]) -> CatalogValues:
     """Catalog values: per-channel series (labels [channel]) and the legacy scalars.
 
-    ``heartbeat_lag``: pt-heartbeat lag in seconds when a heartbeat table is
-    configured; like the original, it then replaces Seconds_Behind_Master in
-    the legacy mySlaveLag (see parsers.heartbeat.legacy_slave_lag).
+    A configured pt-heartbeat table replaces Seconds_Behind_Master in the legacy
+    lag after all sources ran (agents.derived): the heartbeat is read after this.
     """
     reading = CatalogValues(values={"replica_channels": len(channels)})
     for channel in channels:
@@ -222,17 +220,17 @@ def replica_values(channels: list[ReplicaChannel], heartbeat_lag: float | None =
         for spec in _FIELDS:
             if spec.catalog and spec.name in channel.present:
                 reading.add_series(spec.catalog, labels, getattr(channel, spec.name))
-    reading.values.update(legacy_replica_values(channels, heartbeat_lag))
+    reading.values.update(legacy_replica_values(channels))
     return reading
 
 
-def legacy_replica_values(channels: list[ReplicaChannel], heartbeat_lag: float | None = None) -> dict[str, Value]:
+def legacy_replica_values(channels: list[ReplicaChannel]) -> dict[str, Value]:
     """The original mysql-snmp's slave_running, slave_stopped, slave_lag, relay_log_space.
 
     The original read one SHOW SLAVE STATUS row and computed:
     slave_running = Slave_SQL_Running eq 'Yes' (the I/O thread was not looked
     at), slave_stopped = its negation, slave_lag = Seconds_Behind_Master (or the
-    heartbeat), relay_log_space = Relay_Log_Space.  With several channels the
+    heartbeat, see agents.derived), relay_log_space = Relay_Log_Space.  With several channels the
     last row won; here every channel counts: running only when all SQL threads
     run, the largest lag, the summed relay log space.
 
@@ -250,12 +248,9 @@ def legacy_replica_values(channels: list[ReplicaChannel], heartbeat_lag: float |
         "replica_slave_running": int(all_running),
         "replica_slave_stopped": int(not all_running),
     }
-    if heartbeat_lag is not None:
-        legacy["replica_slave_lag_seconds"] = legacy_slave_lag(heartbeat_lag)
-    else:
-        lags = [c.seconds_behind_source for c in channels if "seconds_behind_source" in c.present]
-        if lags:
-            legacy["replica_slave_lag_seconds"] = None if None in lags else max(lags)  # type: ignore[type-var]
+    lags = [c.seconds_behind_source for c in channels if "seconds_behind_source" in c.present]
+    if lags:
+        legacy["replica_slave_lag_seconds"] = None if None in lags else max(lags)  # type: ignore[type-var]
     spaces = [c.relay_log_space for c in channels if c.relay_log_space is not None]
     if spaces:
         legacy["replica_slave_relay_log_space_bytes"] = sum(spaces)

@@ -111,6 +111,25 @@ def test_heartbeat_lag_replaces_the_legacy_lag_on_a_replica_only():
     assert "replica_slave_lag_seconds" not in primary.values
 
 
+@pytest.mark.parametrize("lag, legacy", [(4.6, 3), (0.4, 0)])
+def test_heartbeat_lag_rounds_like_the_original_and_leaves_the_channel_series(lag, legacy):
+    from agents.sources.replication import replication_result
+
+    catalog = small_catalog(
+        metric("replica_slave_lag_seconds", "replication", "slave_lag"),
+        metric("replica_seconds_behind_source", "replication", "seconds_behind_source", labels=["channel"]),
+    )
+    replica = replication_result([{"Slave_IO_Running": "Yes", "Slave_SQL_Running": "Yes",
+                                   "Seconds_Behind_Master": "12"}])
+    snapshot = Snapshot(target="t")
+    map_to_catalog(catalog, {"replication": [replica]}, snapshot)
+    snapshot.raw.update(replica.raw)
+    apply_derivations(catalog, snapshot, {"heartbeat": SourceResult(values={"heartbeat_lag_seconds": lag})})
+    assert snapshot.values["replica_slave_lag_seconds"] == legacy
+    # The per-channel Seconds_Behind_Source series stays as the server printed it.
+    assert snapshot.series["replica_seconds_behind_source"] == {labels_of(channel=""): 12}
+
+
 @pytest.mark.parametrize("server, expected", [
     (MARIADB_10_11, "SHOW ALL SLAVES STATUS"),
     (MYSQL_5_7, "SHOW SLAVE STATUS"),

@@ -202,14 +202,6 @@ def test_multi_channel_legacy_values():
     assert legacy["replica_slave_stopped"] == 1 and legacy["replica_slave_lag_seconds"] is None
 
 
-def test_heartbeat_replaces_legacy_lag_like_the_original():
-    channels = parse_replica_status([slave_row(Seconds_Behind_Master=12)])
-    assert legacy_replica_values(channels, heartbeat_lag=4.6)["replica_slave_lag_seconds"] == 3
-    assert replica_values(channels, heartbeat_lag=0.4).values["replica_slave_lag_seconds"] == 0
-    # The per-channel Seconds_Behind_Source series is left as the server printed it.
-    assert replica_values(channels, heartbeat_lag=4.6).series["replica_seconds_behind_source"] == {ch(""): 12}
-
-
 def test_not_a_replica():
     assert parse_replica_status([]) == []
     reading = replica_values([])
