@@ -329,6 +329,11 @@ def classify_error(exc: BaseException, statement: str | None = None) -> QueryErr
     text = str(exc.args[1]) if len(exc.args) > 1 else str(exc)
     if code in (2002, 2003):  # pymysql's text already says "Can't connect to MySQL server on ..."
         return MySQLUnavailable(text, code=code)
+    if code == 2013 and text.endswith("(timed out)"):
+        # Our read_timeout fired: the statement outlived the server-side limit (MySQL applies
+        # max_execution_time to SELECT only), the server did not go away.  pymysql has closed
+        # the socket, so MySQLConnection._run drops the connection.
+        return QueryError(f"statement timed out: {text}", reason="timeout", statement=statement, code=code)
     if isinstance(exc, pymysql.err.InterfaceError) or code in CONNECTION_ERRORS:
         return MySQLUnavailable(f"connection lost: {text}", code=code)
     if code in PRIVILEGE_ERRORS:
@@ -463,8 +468,8 @@ class MySQLConnection:
         except Exception as exc:
             self.failed_statements += 1
             error = classify_error(exc, statement)
-            if isinstance(error, MySQLUnavailable):
-                self._drop()
+            if isinstance(error, MySQLUnavailable) or error.code in CONNECTION_ERRORS:
+                self._drop()  # a timed-out read (2013) closed the socket too; the next query reconnects
             raise error from None
         return QueryResult(columns, rows)
 

@@ -8,7 +8,7 @@ import pytest
 
 from agents.catalog import parse_catalog
 from agents.collection import Collector, map_to_catalog
-from agents.connection import ConnectionSettings, server_info_from_version
+from agents.connection import ConnectionSettings, MySQLConnection, server_info_from_version
 from agents.derived import apply_derivations
 from agents.snapshot import Snapshot, labels_of
 from agents.sources import SourceResult, default_source_names, scraper_classes
@@ -219,3 +219,76 @@ def test_a_mysqld_that_exits_while_being_found_is_no_process(monkeypatch):
     monkeypatch.setattr("agents.sources.local_mysqld._confirmed", lambda pid, datadir, port: child.pid)
     local = LocalMysqld(ConnectionSettings(socket="/run/mysqld/mysqld.sock"))
     assert local.pid({"pid_file": "/nonexistent.pid"}) is None
+
+
+class _FakeCursor:
+    def __init__(self, answers):
+        self.answers, self.description, self.rows = answers, None, []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def execute(self, statement):
+        answer = self.answers(statement)
+        if isinstance(answer, Exception):
+            raise answer
+        columns, self.rows = answer
+        self.description = [(c,) for c in columns] or None
+
+    def fetchall(self):
+        return self.rows
+
+
+class _FakeConnection:
+    def __init__(self, answers):
+        self.answers = answers
+
+    def cursor(self):
+        return _FakeCursor(self.answers)
+
+    def thread_id(self):
+        return 1
+
+    def close(self):
+        pass
+
+
+def test_a_statement_over_the_read_timeout_fails_its_source_not_the_collection():
+    # On MySQL, max_execution_time does not stop SHOW statements; pymysql's read_timeout then
+    # closes the socket ("Lost connection ... (timed out)").  The server is still up: that source
+    # fails with reason timeout, the others keep their values, the next statement reconnects.
+    import pymysql
+
+    connects = []
+
+    def answers(statement):
+        if statement.startswith("SELECT @@version"):
+            return ("@@version", "@@version_comment"), [("8.0.36", "MySQL Community Server - GPL")]
+        if statement.startswith("SET "):
+            return (), []
+        if statement == "SHOW ENGINE INNODB STATUS":
+            return pymysql.err.OperationalError(2013, "Lost connection to MySQL server during query (timed out)")
+        if statement == "SHOW GLOBAL STATUS":
+            return ("Variable_name", "Value"), [("Uptime", "42")]
+        if statement == "SHOW REPLICA STATUS":
+            return ("Channel_Name",), []
+        raise AssertionError(statement)
+
+    def connector(**kwargs):
+        connects.append(kwargs)
+        return _FakeConnection(answers)
+
+    settings = ConnectionSettings(host="192.0.2.10")
+    catalog = small_catalog(metric("status_uptime", "global_status", "Uptime"))
+    connection = MySQLConnection(settings, connector=connector)
+    collector = Collector(settings, catalog, sources={"global_status", "innodb_status", "replication"}, host_metrics="off",
+                          connection=connection)
+    snapshot = collector.collect()
+    assert snapshot.up and snapshot.values["status_uptime"] == 42
+    assert snapshot.sources["global_status"].ok and snapshot.sources["replication"].ok
+    innodb = snapshot.sources["innodb_status"]
+    assert not innodb.ok and innodb.reason == "timeout" and "timed out" in innodb.error
+    assert len(connects) == 2  # the timed-out connection was dropped and a new one opened
