@@ -33,7 +33,8 @@ def _name_and_value(row: object, index: int) -> tuple[str, object]:
         folded = fold_row(row)
         name, value = pick(folded, _NAME_COLUMNS), pick(folded, _VALUE_COLUMNS)
         if name is MISSING or value is MISSING:
-            raise ValueError(f"status row {index}: needs Variable_name and Value columns, has {sorted(row)}")
+            columns = ", ".join(sorted(str(name) for name in row))
+            raise ValueError(f"status row {index}: needs Variable_name and Value columns, has {columns!r:.100}")
     else:
         raise ValueError(f"status row {index}: expected (name, value), got {row!r:.80}")
     name_text = text_of(name)

@@ -87,3 +87,13 @@ def test_rows_without_a_name_are_an_error():
         parse_status_rows([{"Name_of_thing": "a"}])
     with pytest.raises(ValueError, match="expected"):
         parse_status_rows([("a", "1", "2")])
+
+
+def test_error_for_a_row_of_garbage_stays_one_short_line():
+    # A binary file read as a TAB table has one "column" holding a whole line of bytes.
+    garbage = "\x7fELF\x02\x01" + "\x00" * 500 + "\n" + "x" * 500
+    with pytest.raises(ValueError) as info:
+        parse_status_rows([{garbage: "1"}])
+    message = str(info.value)
+    assert message.startswith("status row 0: needs Variable_name and Value columns")
+    assert len(message) < 200 and "\n" not in message
