@@ -29,7 +29,7 @@ def _number(mapping: Mapping[str, object], key: str) -> int | float | None:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def key_buffer_bytes_used(status: Inputs, variables: Inputs, raw: Inputs) -> Value:
+def key_buffer_bytes_used(status: Inputs, variables: Inputs) -> Value:
     # The original (issue 127): key_buffer_size - Key_blocks_unused * key_cache_block_size.
     size = _number(variables, "key_buffer_size")
     unused = _number(status, "Key_blocks_unused")
@@ -39,7 +39,7 @@ def key_buffer_bytes_used(status: Inputs, variables: Inputs, raw: Inputs) -> Val
     return size - unused * block
 
 
-def key_buffer_bytes_unflushed(status: Inputs, variables: Inputs, raw: Inputs) -> Value:
+def key_buffer_bytes_unflushed(status: Inputs, variables: Inputs) -> Value:
     # The original: Key_blocks_not_flushed * key_cache_block_size.
     not_flushed = _number(status, "Key_blocks_not_flushed")
     block = _number(variables, "key_cache_block_size")
@@ -48,7 +48,7 @@ def key_buffer_bytes_unflushed(status: Inputs, variables: Inputs, raw: Inputs) -
     return not_flushed * block
 
 
-def table_cache(status: Inputs, variables: Inputs, raw: Inputs) -> Value:
+def table_cache(status: Inputs, variables: Inputs) -> Value:
     # MySQL 5.1.3 renamed table_cache to table_open_cache; the original kept the old key.
     for key in ("table_open_cache", "table_cache"):
         value = _number(variables, key)
@@ -58,7 +58,7 @@ def table_cache(status: Inputs, variables: Inputs, raw: Inputs) -> Value:
 
 
 # Keyed by ``source.key`` of catalog entries with ``source.from: derived``.
-DERIVATIONS: dict[str, Callable[[Inputs, Inputs, Inputs], Value]] = {
+DERIVATIONS: dict[str, Callable[[Inputs, Inputs], Value]] = {
     "key_buffer_bytes_used": key_buffer_bytes_used,
     "key_buffer_bytes_unflushed": key_buffer_bytes_unflushed,
     "table_cache": table_cache,
@@ -74,7 +74,7 @@ def apply_derivations(catalog: Catalog, snapshot: Snapshot, results: Mapping[str
         if override and override in status:
             snapshot.values[metric.name] = status[override]
         if metric.source.kind == "derived" and metric.source.key in DERIVATIONS:
-            value = DERIVATIONS[metric.source.key](status, variables, snapshot.raw)
+            value = DERIVATIONS[metric.source.key](status, variables)
             if value is not None:
                 snapshot.values[metric.name] = value
     _heartbeat_lag_wins(catalog, snapshot, results)
