@@ -40,10 +40,6 @@ class _Unreadable(ValueError):
     pass
 
 
-def _as_text(value: object) -> str | None:
-    return text_of(value)
-
-
 def _as_int(value: object) -> int | None:
     if value is None:
         return None  # SQL NULL, kept
@@ -90,18 +86,18 @@ class _Field:
 
 
 _FIELDS = (
-    _Field("source_host", "replica_source_host", _as_text, ("Source_Host", "Master_Host")),
+    _Field("source_host", "replica_source_host", text_of, ("Source_Host", "Master_Host")),
     _Field("source_port", "replica_source_port", _as_int, ("Source_Port", "Master_Port")),
-    _Field("source_user", None, _as_text, ("Source_User", "Master_User")),
-    _Field("source_uuid", "replica_source_uuid", _as_text, ("Source_UUID", "Master_UUID")),
+    _Field("source_user", None, text_of, ("Source_User", "Master_User")),
+    _Field("source_uuid", "replica_source_uuid", text_of, ("Source_UUID", "Master_UUID")),
     _Field("source_server_id", "replica_source_server_id", _as_int, ("Source_Server_Id", "Master_Server_Id")),
     _Field("io_running", "replica_io_running", _as_thread_state, ("Replica_IO_Running", "Slave_IO_Running")),
     _Field("sql_running", "replica_sql_running", _as_thread_state, ("Replica_SQL_Running", "Slave_SQL_Running")),
-    _Field("io_state", "replica_io_state", _as_text, ("Replica_IO_State", "Slave_IO_State")),
+    _Field("io_state", "replica_io_state", text_of, ("Replica_IO_State", "Slave_IO_State")),
     _Field(
         "sql_state",
         "replica_sql_state",
-        _as_text,
+        text_of,
         ("Replica_SQL_Running_State", "Slave_SQL_Running_State", "Slave_SQL_State"),
     ),
     _Field(
@@ -117,17 +113,17 @@ _FIELDS = (
     _Field(
         "exec_source_log_pos", "replica_exec_source_log_pos", _as_int, ("Exec_Source_Log_Pos", "Exec_Master_Log_Pos")
     ),
-    _Field("source_log_file", "replica_source_log_file", _as_text, ("Source_Log_File", "Master_Log_File")),
+    _Field("source_log_file", "replica_source_log_file", text_of, ("Source_Log_File", "Master_Log_File")),
     _Field(
         "relay_source_log_file",
         "replica_relay_source_log_file",
-        _as_text,
+        text_of,
         ("Relay_Source_Log_File", "Relay_Master_Log_File"),
     ),
     _Field("last_io_errno", "replica_last_io_errno", _as_int, ("Last_IO_Errno",)),
-    _Field("last_io_error", "replica_last_io_error", _as_text, ("Last_IO_Error",)),
+    _Field("last_io_error", "replica_last_io_error", text_of, ("Last_IO_Error",)),
     _Field("last_sql_errno", "replica_last_sql_errno", _as_int, ("Last_SQL_Errno",)),
-    _Field("last_sql_error", "replica_last_sql_error", _as_text, ("Last_SQL_Error",)),
+    _Field("last_sql_error", "replica_last_sql_error", text_of, ("Last_SQL_Error",)),
     _Field("retried_transactions", "replica_retried_transactions", _as_int, ("Retried_transactions",)),
     _Field("sql_delay", "replica_sql_delay_seconds", _as_int, ("SQL_Delay",)),
     _Field("sql_remaining_delay", "replica_sql_remaining_delay_seconds", _as_int, ("SQL_Remaining_Delay",)),
