@@ -403,7 +403,10 @@ class MySQLConnection:
     @property
     def thread_id(self) -> int | None:
         """The server's id for this connection (CONNECTION_ID()), from the handshake."""
-        return self._conn.thread_id() if self._conn is not None else None
+        # Read once: the exporter asks from its scrape thread (to KILL QUERY a late statement)
+        # while the collecting thread may drop the connection.
+        conn = self._conn
+        return conn.thread_id() if conn is not None else None
 
     def _connect_raw(self):
         import pymysql
