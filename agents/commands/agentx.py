@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import math
 import signal
 import sys
 import time
@@ -102,8 +103,11 @@ def build_agent(args, hooks=()) -> Agent:
     from agents.catalog import CatalogError, load_catalog, parse_oid
 
     catalog = load_catalog()
-    if args.refresh <= 0:
-        raise ConfigError("--refresh must be positive")
+    for flag, seconds in (("--refresh", args.refresh), ("--timeout", args.timeout),
+                          ("--ping-interval", args.ping_interval)):
+        # inf would freeze the values (or the keep-alive), 0 or nan spin the loop, <0 skip every source.
+        if seconds is not None and not 0 < seconds < math.inf:
+            raise ConfigError(f"{flag} must be a positive number of seconds, not {seconds:g}")
     try:
         legacy_root = parse_oid(args.oid) if args.oid else catalog.legacy_root
     except CatalogError as exc:

@@ -9,10 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agents.agentx.tableindex import encode_index
 from agents.agentx.view import build_view
 from agents.catalog import load_catalog
 from agents.commands import agentx
+from agents.connection import ConfigError
 from agents.snapshot import Snapshot, labels_of
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -82,3 +85,15 @@ def test_list_sources_prints_the_sources_and_exits_without_serving():
 
     listed = [line.split()[0] for line in result.stdout.splitlines() if line.strip()]
     assert listed == list(scraper_classes())
+
+
+@pytest.mark.parametrize("flag, value", [
+    ("--refresh", "0"), ("--refresh", "nan"), ("--refresh", "inf"),  # inf: one collection, then stale for ever
+    ("--ping-interval", "0"), ("--ping-interval", "-5"),  # 0: a Ping storm on the master
+    ("--timeout", "-1"), ("--timeout", "nan"),  # every source past its deadline: nothing collected
+])
+def test_durations_must_be_positive_and_finite(flag, value):
+    # build_agent, not run: before the check, run would start serving with the bad value.
+    with pytest.raises(ConfigError) as refused:
+        agentx.build_agent(parse("--no-leak", flag, value)).close()
+    assert str(refused.value) == f"{flag} must be a positive number of seconds, not {value}"
