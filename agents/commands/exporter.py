@@ -29,7 +29,7 @@ def run(args) -> int:
     from agents.catalog import CatalogError, load_catalog
     from agents.connection import ConfigError
     from agents.exporter.app import ExporterApp
-    from agents.exporter.flags import config_from_args, ignored_flags
+    from agents.exporter.flags import config_from_args, ignored_flags, parse_listen_address
     from agents.exporter.server import serve
     from agents.exporter.web_config import WebConfigError, load_web_config
 
@@ -37,6 +37,8 @@ def run(args) -> int:
     for flag in ignored_flags(args):
         log.warning("%s: not implemented by this exporter; ignored", flag)
     try:
+        for address in config.listen_addresses:
+            parse_listen_address(address)  # a typo is a start-up error, not a traceback from serve()
         web = load_web_config(config.web_config_file)
         catalog = load_catalog()
         app = ExporterApp(config, catalog, web)

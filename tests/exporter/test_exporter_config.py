@@ -259,3 +259,12 @@ def test_a_listen_address_that_cannot_be_bound_closes_the_ones_already_bound():
     assert failure.value.errno is not None
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", port))  # EADDRINUSE while the first server still listens
+
+
+def test_a_malformed_listen_address_is_one_error_line_and_exit_2(caplog):
+    from agents.commands import exporter
+
+    args = parse_args("--web.listen-address", "127.0.0.1", "--no-exporter.leak-detector")
+    assert exporter.run(args) == 2  # was a ValueError traceback from the server start
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert errors == ["listen address '127.0.0.1' needs a port (e.g. :9104)"]
