@@ -96,6 +96,13 @@ class ScalarObject:
     oid: Oid  # the object; its one instance is oid + (0,)
     metric: Metric
     smi_type: str
+    # Catalog names tried in order: a legacy object whose own value is absent on this server
+    # serves the catalog's fallback (e.g. myTotalMemAlloc from "Total large memory allocated").
+    sources: tuple[str, ...] = ()
+
+    @property
+    def value_names(self) -> tuple[str, ...]:
+        return self.sources or (self.metric.name,)
 
 
 @dataclass(frozen=True)
@@ -121,7 +128,8 @@ class TreeLayout:
             if snmp is None:
                 continue
             if snmp.legacy:
-                layout.scalars.append(ScalarObject(legacy_root + (snmp.legacy.n,), metric, snmp.legacy.type))
+                layout.scalars.append(ScalarObject(legacy_root + (snmp.legacy.n,), metric, snmp.legacy.type,
+                                                   (metric.name, *snmp.legacy.fallback)))
             if snmp.table:
                 table = catalog.tables[snmp.table]
                 layout.columns.append(ColumnObject(table.oid + (1, snmp.column), metric, table))
@@ -215,10 +223,10 @@ def _scalar_instance(obj: ScalarObject, snapshot: Snapshot) -> VarBind | LiveVal
     compute = LIVE_VALUES.get(metric.name)
     if compute is not None:
         return LiveValue(lambda: compute(snapshot, time.time()), obj.smi_type, metric.unit)
-    if metric.name in snapshot.values:
-        value = snapshot.values[metric.name]
-    else:
+    name = next((name for name in obj.value_names if name in snapshot.values), None)
+    if name is None:
         return None
+    value = snapshot.values[name]
     converted = wire_value(obj.smi_type, value, metric.unit)
     if converted is None:
         log.debug("%s = %r cannot be served as %s", metric.name, value, obj.smi_type)

@@ -186,3 +186,24 @@ def test_legacy_root_can_be_moved_like_the_original_oid_option():
     assert view.get(moved + (1, 0)).value == 2**32 - 1
     assert view.get(LEGACY + (1, 0)).type == VarType.NO_SUCH_OBJECT
     assert view.get(NEW + (1, 1, 0)).value == 2**64 - 1  # the new tree stays where the MIB puts it
+
+
+def test_legacy_object_serves_the_catalog_fallback_when_its_own_value_is_absent():
+    from agents.snapshot import Snapshot
+
+    catalog = load_catalog()
+    layout = TreeLayout.from_catalog(catalog)
+    total = catalog.by_name("innodb_mem_total_allocated_bytes")  # myTotalMemAlloc, legacy 126
+    assert total.snmp.legacy.n == 126 and total.snmp.legacy.fallback == ("innodb_mem_total_large_allocated_bytes",)
+    legacy_oid = catalog.legacy_root + (126, 0)
+    new_oid = total.snmp.oid + (0,)
+    # MySQL 5.7+/MariaDB print only "Total large memory allocated 100663296".
+    modern = build_view(layout, Snapshot("db1", up=True, values={"innodb_mem_total_large_allocated_bytes": 100663296}))
+    assert modern.get(legacy_oid).value == 100663296
+    assert modern.get(new_oid).type == VarType.NO_SUCH_INSTANCE  # the new tree names values exactly
+    # Where the server prints its own line, that one wins.
+    both = build_view(layout, Snapshot("db1", up=True, values={"innodb_mem_total_allocated_bytes": 5,
+                                                               "innodb_mem_total_large_allocated_bytes": 7}))
+    assert both.get(legacy_oid).value == 5
+    neither = build_view(layout, Snapshot("db1", up=True, values={}))
+    assert neither.get(legacy_oid).type == VarType.NO_SUCH_INSTANCE
