@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import signal
 import threading
 
@@ -25,6 +26,18 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run)
 
 
+def _check_durations(config) -> None:
+    """nan or 0 would end every scrape at once (empty), inf would let one hang for ever."""
+    from agents.connection import ConfigError
+
+    for flag, seconds, zero_allowed in (("--exporter.scrape-timeout", config.scrape_timeout, False),
+                                        ("--exporter.collector-timeout", config.collector_timeout, False),
+                                        ("--timeout-offset", config.timeout_offset, True)):
+        if not (0 <= seconds if zero_allowed else 0 < seconds) or not math.isfinite(seconds):
+            kind = "zero or a positive" if zero_allowed else "a positive"
+            raise ConfigError(f"{flag} must be {kind} number of seconds, not {seconds:g}")
+
+
 def run(args) -> int:
     from agents.catalog import CatalogError, load_catalog
     from agents.connection import ConfigError
@@ -37,6 +50,7 @@ def run(args) -> int:
     for flag in ignored_flags(args):
         log.warning("%s: not implemented by this exporter; ignored", flag)
     try:
+        _check_durations(config)
         for address in config.listen_addresses:
             parse_listen_address(address)  # a typo is a start-up error, not a traceback from serve()
         web = load_web_config(config.web_config_file)

@@ -268,3 +268,17 @@ def test_a_malformed_listen_address_is_one_error_line_and_exit_2(caplog):
     assert exporter.run(args) == 2  # was a ValueError traceback from the server start
     errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert errors == ["listen address '127.0.0.1' needs a port (e.g. :9104)"]
+
+
+@pytest.mark.parametrize("flag, value", [
+    ("--exporter.scrape-timeout", "0"), ("--exporter.scrape-timeout", "nan"),  # every scrape empty at once
+    ("--exporter.collector-timeout", "-1"), ("--exporter.collector-timeout", "inf"),
+    ("--timeout-offset", "-1"), ("--timeout-offset", "nan"),
+])
+def test_durations_out_of_range_are_one_error_line_and_exit_2(flag, value, caplog):
+    from agents.commands import exporter
+
+    assert exporter.run(parse_args(flag, value, "--web.listen-address", "127.0.0.1:1",
+                                   "--no-exporter.leak-detector")) == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and errors[0].startswith(f"{flag} must be ")
