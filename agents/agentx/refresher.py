@@ -2,8 +2,9 @@
 
 Every ``interval`` seconds the collection runs in a worker thread and a new view replaces the
 old one in a single assignment, so requests (served on the event loop) see either the old or
-the new view, never a half-built one.  A collection that raises becomes a "down" snapshot:
-MySQL's objects vanish (noSuchInstance), the agent's status objects say why.
+the new view, never a half-built one.  A collection that raises, or whose view cannot be
+built, becomes a "down" snapshot: MySQL's objects vanish (noSuchInstance), the agent's status
+objects say why.
 """
 
 from __future__ import annotations
