@@ -245,12 +245,17 @@ def test_mysql_restart_without_restarting_the_exporter(tmp_path, make_monitoring
                                reason="connection") >= 1.0
 
 
+def write_heartbeat(server, user) -> None:
+    """A pt-heartbeat table with one fresh row, readable by ``user``: a source whose lock we can hold."""
+    server.execute("CREATE DATABASE IF NOT EXISTS heartbeat",
+                   "CREATE TABLE IF NOT EXISTS heartbeat.heartbeat (ts VARCHAR(26) NOT NULL,"
+                   " server_id INT UNSIGNED NOT NULL PRIMARY KEY)",
+                   "REPLACE INTO heartbeat.heartbeat VALUES (DATE_FORMAT(NOW(6), '%Y-%m-%dT%H:%i:%s.%f'), 1)",
+                   f"GRANT SELECT ON heartbeat.* TO '{user.name}'@'127.0.0.1'")
+
+
 def test_hung_collector_gives_partial_results(mariadb, monitoring_user):
-    mariadb.execute("CREATE DATABASE IF NOT EXISTS heartbeat",
-                    "CREATE TABLE IF NOT EXISTS heartbeat.heartbeat (ts VARCHAR(26) NOT NULL,"
-                    " server_id INT UNSIGNED NOT NULL PRIMARY KEY)",
-                    "REPLACE INTO heartbeat.heartbeat VALUES (DATE_FORMAT(NOW(6), '%Y-%m-%dT%H:%i:%s.%f'), 1)",
-                    f"GRANT SELECT ON heartbeat.* TO '{monitoring_user.name}'@'127.0.0.1'")
+    write_heartbeat(mariadb, monitoring_user)
     locker = mariadb.connect(autocommit=True)
     try:
         with running_exporter(f"--config.my-cnf={monitoring_user.my_cnf}", "--no-collect.host",
@@ -279,11 +284,7 @@ def test_hung_collector_gives_partial_results(mariadb, monitoring_user):
 
 
 def test_concurrent_scrapes_share_one_collection(mariadb, monitoring_user):
-    mariadb.execute("CREATE DATABASE IF NOT EXISTS heartbeat",
-                    "CREATE TABLE IF NOT EXISTS heartbeat.heartbeat (ts VARCHAR(26) NOT NULL,"
-                    " server_id INT UNSIGNED NOT NULL PRIMARY KEY)",
-                    "REPLACE INTO heartbeat.heartbeat VALUES (DATE_FORMAT(NOW(6), '%Y-%m-%dT%H:%i:%s.%f'), 1)",
-                    f"GRANT SELECT ON heartbeat.* TO '{monitoring_user.name}'@'127.0.0.1'")
+    write_heartbeat(mariadb, monitoring_user)
     locker = mariadb.connect(autocommit=True)
     try:
         with running_exporter(f"--config.my-cnf={monitoring_user.my_cnf}", "--no-collect.host",
