@@ -188,22 +188,26 @@ class Collector:
         snapshot.server = server
         results: dict[str, SourceResult] = {}
         context: dict[str, object] = {}
-        for scraper in selected:
-            if deadline is not None and time.monotonic() >= deadline:
-                snapshot.sources[scraper.name] = SourceStatus(
-                    scraper.name, ok=False, duration_seconds=0.0, error="collection deadline passed", reason="deadline"
-                )
-                continue
-            try:
-                status, result = self._run(scraper, server, context)
-            except MySQLUnavailable as exc:
-                log.warning("%s: lost the server during %s: %s", self.settings.target, scraper.name, exc)
-                return self._down(Snapshot(target=snapshot.target, timestamp=snapshot.timestamp), selected,
-                                  f"{self.settings.target}: {exc}", "connection")
-            snapshot.sources[scraper.name] = status
-            if result is not None:
-                results[scraper.name] = result
-                context.update(result.raw)
+        self.connection.pipeline(self._pipelined_statements(selected, server))
+        try:
+            for scraper in selected:
+                if deadline is not None and time.monotonic() >= deadline:
+                    snapshot.sources[scraper.name] = SourceStatus(
+                        scraper.name, ok=False, duration_seconds=0.0, error="collection deadline passed",
+                        reason="deadline")
+                    continue
+                try:
+                    status, result = self._run(scraper, server, context)
+                except MySQLUnavailable as exc:
+                    log.warning("%s: lost the server during %s: %s", self.settings.target, scraper.name, exc)
+                    return self._down(Snapshot(target=snapshot.target, timestamp=snapshot.timestamp), selected,
+                                      f"{self.settings.target}: {exc}", "connection")
+                snapshot.sources[scraper.name] = status
+                if result is not None:
+                    results[scraper.name] = result
+                    context.update(result.raw)
+        finally:
+            self.connection.discard_pipelined()
         for result in results.values():
             snapshot.raw.update(result.raw)
         by_kind: dict[str, list[SourceResult]] = {}
@@ -215,6 +219,18 @@ class Collector:
         apply_derivations(self.catalog, snapshot, results)
         snapshot.up = True
         return snapshot
+
+    def _pipelined_statements(self, selected: list[Scraper], server) -> list[str]:
+        """The statements of the sources about to run that may all go to the server at once."""
+        now = time.monotonic()
+        statements: list[str] = []
+        for scraper in selected:
+            disabled = self._disabled.get(scraper.name)
+            if not scraper.pipelined or (disabled is not None and now < disabled.retry_at):
+                continue
+            if scraper.unsupported_reason(server) is None:
+                statements.extend(scraper.statements(server))
+        return statements
 
     def _down(self, snapshot: Snapshot, selected: list[Scraper], error: str, reason: str) -> Snapshot:
         snapshot.up = False
@@ -237,10 +253,13 @@ class Collector:
         if reason:
             return SourceStatus(name, ok=False, duration_seconds=0.0, error=reason, reason="unsupported"), None
         statements_before = self.connection.statements
+        pipelined_before = self.connection.pipelined_seconds
         started = time.monotonic()
 
         def status(ok: bool, error: str | None = None, reason: str | None = None) -> SourceStatus:
-            return SourceStatus(name, ok=ok, duration_seconds=time.monotonic() - started, error=error,
+            # The server's time for this source's pipelined statements was spent before it ran.
+            pipelined = self.connection.pipelined_seconds - pipelined_before
+            return SourceStatus(name, ok=ok, duration_seconds=time.monotonic() - started + pipelined, error=error,
                                 reason=reason, statements=self.connection.statements - statements_before)
 
         try:
@@ -285,26 +304,33 @@ def map_to_catalog(catalog: Catalog, results_by_kind: Mapping[str, Sequence[Sour
     Labelled entries read ``series``, scalar entries ``values``.
     """
     lowered: dict[int, dict[str, object]] = {}
-    for metric in catalog:
-        key = metric.source.key
-        for result in results_by_kind.get(metric.source.kind, ()):
-            if metric.labels:
-                series = result.series.get(metric.name, result.series.get(key) if key else None)
-                if series is not None:
-                    snapshot.series[metric.name] = dict(series)
-                    break
-                continue
-            if metric.name in result.values:
-                snapshot.values[metric.name] = result.values[metric.name]
+    for kind, results in results_by_kind.items():
+        for metric in catalog.from_source(kind):
+            _map_metric(metric, results, snapshot, lowered)
+
+
+def _map_metric(metric, results: Sequence[SourceResult], snapshot: Snapshot,
+                lowered: dict[int, dict[str, object]]) -> None:
+    """Copy ``metric``'s value from the first of ``results`` that holds it."""
+    key = metric.source.key
+    for result in results:
+        if metric.labels:
+            series = result.series.get(metric.name, result.series.get(key) if key else None)
+            if series is not None:
+                snapshot.series[metric.name] = dict(series)
                 break
-            if key is None:
-                continue
-            if key in result.values:
-                snapshot.values[metric.name] = result.values[key]
-                break
-            index = lowered.get(id(result))
-            if index is None:  # built once per result, and only when a key needs it
-                index = lowered[id(result)] = {k.lower(): v for k, v in result.values.items()}
-            if key.lower() in index:
-                snapshot.values[metric.name] = index[key.lower()]
-                break
+            continue
+        if metric.name in result.values:
+            snapshot.values[metric.name] = result.values[metric.name]
+            break
+        if key is None:
+            continue
+        if key in result.values:
+            snapshot.values[metric.name] = result.values[key]
+            break
+        index = lowered.get(id(result))
+        if index is None:  # built once per result, and only when a key needs it
+            index = lowered[id(result)] = {k.lower(): v for k, v in result.values.items()}
+        if key.lower() in index:
+            snapshot.values[metric.name] = index[key.lower()]
+            break

@@ -36,6 +36,7 @@ class Heartbeat(Scraper):
     name = "heartbeat"
     catalog_kind = "heartbeat"
     description = "pt-heartbeat replication lag (off unless a heartbeat table is configured)"
+    pipelined = True
     enabled_by_default = False
 
     def __init__(self, options: HeartbeatOptions | None = None):

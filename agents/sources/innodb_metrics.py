@@ -14,6 +14,7 @@ class InnodbMetrics(Scraper):
     name = "innodb_metrics"
     catalog_kind = "innodb_metrics"
     description = "enabled InnoDB counters (information_schema.INNODB_METRICS)"
+    pipelined = True
 
     def unsupported_reason(self, server):
         if server.flavour != "mariadb" and server.version < (5, 6, 0):

@@ -22,6 +22,7 @@ class InnodbStatus(Scraper):
     name = "innodb_status"
     catalog_kind = "innodb"
     description = "InnoDB monitor text (SHOW ENGINE INNODB STATUS)"
+    pipelined = True
 
     def statements(self, server):
         return (STATEMENT,)

@@ -24,6 +24,7 @@ class PerfSchemaMemory(Scraper):
     name = "perf_schema_memory"
     catalog_kind = "perf_schema_memory"
     description = "memory per instrument (performance_schema.memory_summary_global_by_event_name)"
+    pipelined = True
 
     def unsupported_reason(self, server):
         if server.flavour == "mariadb" and server.version < (10, 5, 2):

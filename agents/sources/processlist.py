@@ -12,6 +12,7 @@ class Processlist(Scraper):
     name = "processlist"
     catalog_kind = "processlist"
     description = "threads per command and state (information_schema.PROCESSLIST)"
+    pipelined = True
 
     def statements(self, server):
         return (STATEMENT,)

@@ -32,6 +32,7 @@ class Replication(Scraper):
     name = "replication"
     catalog_kind = "replication"
     description = "replication threads, lag and positions of every channel"
+    pipelined = True
 
     def statements(self, server):
         return (replica_status_statement(server),)

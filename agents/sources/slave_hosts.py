@@ -17,6 +17,7 @@ class SlaveHosts(Scraper):
     name = "slave_hosts"
     catalog_kind = None
     description = "replicas registered with this server (SHOW REPLICAS / SHOW SLAVE HOSTS)"
+    pipelined = True
     enabled_by_default = False
 
     def statements(self, server):
