@@ -70,3 +70,19 @@ def test_interner_limit_starts_over():
     assert len(families) == 5
     body, _ = encode(families, None, interner)
     assert body == reference(families, generate_latest)
+
+
+def test_names_needing_escapes_still_get_the_negotiated_escaping():
+    from prometheus_client.core import GaugeMetricFamily
+
+    plain = GaugeMetricFamily("mysql_plain", "A legacy name.", labels=["state"])
+    plain.add_metric(["ok"], 1)
+    dotted = GaugeMetricFamily("mysql.dotted", "A name with a dot.", labels=["state"])
+    dotted.add_metric(['say "hi"\n'], 2)
+    odd_label = GaugeMetricFamily("mysql_odd_label", "A label name with a dash.", labels=["the-label"])
+    odd_label.add_metric(["x"], 3)
+    families = [plain, dotted, odd_label]
+    body, _ = encode(families, OPENMETRICS, FamilyInterner())
+    assert body == reference(families, generate_openmetrics)
+    assert b"mysql_dotted{" in body and b"the_label=" in body  # underscores escaping applied
+    assert b'state="say \\"hi\\"\\n"' in body
