@@ -112,6 +112,7 @@ class Collector:
             name: self._build(cls, heartbeat) for name, cls in classes.items() if name in names
         }
         self._disabled: dict[str, _Disabled] = {}
+        self._mapping_plans: dict[tuple, MappingPlan] = {}
         self._lock = threading.Lock()
         self.collections = 0
         self.collection_errors = 0
@@ -171,7 +172,7 @@ class Collector:
         if snapshot.server is not None:
             values["server_version"] = snapshot.server.version_string
             values["server_flavour"] = snapshot.server.flavour
-        map_to_catalog(self.catalog, {"agent": [SourceResult(values=values)]}, snapshot)
+        map_to_catalog(self.catalog, {"agent": [SourceResult(values=values)]}, snapshot, self._mapping_plans)
 
     def _collect(self, sources: set[str] | None, deadline: float | None) -> Snapshot:
         selected = [s for name, s in self.scrapers.items() if sources is None or name in sources]
@@ -215,7 +216,7 @@ class Collector:
             kind = self.scrapers[name].catalog_kind
             if kind:
                 by_kind.setdefault(kind, []).append(result)
-        map_to_catalog(self.catalog, by_kind, snapshot)
+        map_to_catalog(self.catalog, by_kind, snapshot, self._mapping_plans)
         apply_derivations(self.catalog, snapshot, results)
         snapshot.up = True
         return snapshot
@@ -293,7 +294,13 @@ class Collector:
         return error
 
 
-def map_to_catalog(catalog: Catalog, results_by_kind: Mapping[str, Sequence[SourceResult]], snapshot: Snapshot) -> None:
+# Where each catalog value is found in a kind's results: (catalog name, result index,
+# "values" or "series", the key there).  Keyed by the kind and the names the results hold.
+MappingPlan = tuple[tuple[str, int, str, str], ...]
+
+
+def map_to_catalog(catalog: Catalog, results_by_kind: Mapping[str, Sequence[SourceResult]], snapshot: Snapshot,
+                   plans: dict[tuple, MappingPlan] | None = None) -> None:
     """Copy each value a source produced under its catalog name.
 
     A catalog entry says where its value comes from: ``source: {from: KIND, key: KEY}``.
@@ -301,36 +308,55 @@ def map_to_catalog(catalog: Catalog, results_by_kind: Mapping[str, Sequence[Sour
     already speak catalog names) or under KEY (a variable name as the server prints
     it, a parser field); KEY is also tried case-insensitively, because servers
     disagree on the case of some variable names (``Innodb_`` vs ``innodb_``).
-    Labelled entries read ``series``, scalar entries ``values``.
+    Labelled entries read ``series``, scalar entries ``values``; the first result of
+    the kind that holds the value wins.
+
+    ``plans`` (kept by the caller across collections) remembers where each value was
+    found for the same printed names: a server prints the same names every time, and
+    following a plan costs a fifth of searching.
     """
-    lowered: dict[int, dict[str, object]] = {}
     for kind, results in results_by_kind.items():
-        for metric in catalog.from_source(kind):
-            _map_metric(metric, results, snapshot, lowered)
+        key = (kind, tuple(tuple(r.values) for r in results), tuple(tuple(r.series) for r in results))
+        plan = plans.get(key) if plans is not None else None
+        if plan is None:
+            plan = _plan(catalog, kind, results)
+            if plans is not None:
+                if len(plans) >= 64:  # names that keep changing (a source's bug): stay bounded
+                    plans.clear()
+                plans[key] = plan
+        for name, index, where, found in plan:
+            if where == "series":
+                snapshot.series[name] = dict(results[index].series[found])
+            else:
+                snapshot.values[name] = results[index].values[found]
 
 
-def _map_metric(metric, results: Sequence[SourceResult], snapshot: Snapshot,
-                lowered: dict[int, dict[str, object]]) -> None:
-    """Copy ``metric``'s value from the first of ``results`` that holds it."""
-    key = metric.source.key
-    for result in results:
-        if metric.labels:
-            series = result.series.get(metric.name, result.series.get(key) if key else None)
-            if series is not None:
-                snapshot.series[metric.name] = dict(series)
-                break
+def _plan(catalog: Catalog, kind: str, results: Sequence[SourceResult]) -> MappingPlan:
+    lowered = [{name.lower(): name for name in result.values} for result in results]
+    plan = []
+    for metric in catalog.from_source(kind):
+        found = _find(metric.name, metric.source.key, bool(metric.labels), results, lowered)
+        if found is not None:
+            plan.append((metric.name, *found))
+    return tuple(plan)
+
+
+def _find(name: str, key: str | None, labelled: bool, results: Sequence[SourceResult],
+          lowered: list[dict[str, str]]) -> tuple[int, str, str] | None:
+    """Where the first of ``results`` holding this metric's value has it."""
+    for index, result in enumerate(results):
+        if labelled:
+            for candidate in (name, key):
+                if candidate and result.series.get(candidate) is not None:
+                    return index, "series", candidate
             continue
-        if metric.name in result.values:
-            snapshot.values[metric.name] = result.values[metric.name]
-            break
+        if name in result.values:
+            return index, "values", name
         if key is None:
             continue
         if key in result.values:
-            snapshot.values[metric.name] = result.values[key]
-            break
-        index = lowered.get(id(result))
-        if index is None:  # built once per result, and only when a key needs it
-            index = lowered[id(result)] = {k.lower(): v for k, v in result.values.items()}
-        if key.lower() in index:
-            snapshot.values[metric.name] = index[key.lower()]
-            break
+            return index, "values", key
+        printed = lowered[index].get(key.lower())
+        if printed is not None:
+            return index, "values", printed
+    return None

@@ -47,7 +47,7 @@ class FamilyInterner:
     def __init__(self, limit: int = 50_000):
         self._limit = limit
         self._families: dict[tuple, Metric] = {}
-        self._encoded: dict[tuple[int, str], bytes] = {}
+        self._encoded: dict[str, dict[int, bytes]] = {}  # content type -> id(family) -> bytes
         self._interned_ids: set[int] = set()
         self._previous: dict[str, tuple[Mapping, list[Metric]]] = {}
         self._lock = threading.Lock()
@@ -63,7 +63,10 @@ class FamilyInterner:
                 if len(self._families) >= self._limit:
                     # Values that changed leave stale entries behind: start over now and then.
                     self._families.clear()
-                    self._encoded.clear()
+                    for by_id in self._encoded.values():
+                        # In place: an encode() running holds these dicts, and a dead
+                        # family's id may come back on a new object.
+                        by_id.clear()
                     self._interned_ids.clear()
                 self._families[key] = family
                 self._interned_ids.add(id(family))
@@ -81,12 +84,13 @@ class FamilyInterner:
     def is_interned(self, family: Metric) -> bool:
         return id(family) in self._interned_ids
 
-    def encoded(self, family: Metric, content_type: str) -> bytes | None:
-        return self._encoded.get((id(family), content_type))
+    def encoded_by_id(self, content_type: str) -> dict[int, bytes]:
+        """id(family) -> its bytes in ``content_type``, for the interned families encoded so far."""
+        return self._encoded.setdefault(content_type, {})
 
     def remember(self, family: Metric, content_type: str, body: bytes) -> None:
         if id(family) in self._interned_ids:
-            self._encoded[(id(family), content_type)] = body
+            self._encoded.setdefault(content_type, {})[id(family)] = body
 
 
 def scalar_family(interner: FamilyInterner | None, family_type: Callable[..., Metric], name: str,
@@ -146,16 +150,18 @@ def encode(families: Iterable[Metric], accept_header: str | None,
     def encoder_for(family: Metric) -> Callable:
         return twin if twin is not None and _all_names_legacy(family) else negotiated
 
+    # One dict lookup per family: an unchanged value's family is interned and already encoded.
+    known = interner.encoded_by_id(content_type).get
     for family in families:
-        if not interner.is_interned(family):
-            encoder = encoder_for(family)
-            if encoder is not pending_encoder:
-                flush()
-                pending_encoder = encoder
-            pending.append(family)
-            continue
-        body = interner.encoded(family, content_type)
+        body = known(id(family))
         if body is None:
+            if not interner.is_interned(family):
+                encoder = encoder_for(family)
+                if encoder is not pending_encoder:
+                    flush()
+                    pending_encoder = encoder
+                pending.append(family)
+                continue
             body = _strip_eof(encoder_for(family)(_Families([family])))
             interner.remember(family, content_type, body)
         flush()

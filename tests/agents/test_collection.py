@@ -58,6 +58,30 @@ def test_mapping_by_key_case_insensitive_by_name_and_series():
     assert snapshot.series == {"replica_io_running": {(("channel", ""),): 1}}
 
 
+
+def test_mapping_plan_follows_the_names_each_collection_prints():
+    catalog = small_catalog(
+        metric("status_uptime", "global_status", "Uptime"),
+        metric("status_questions", "global_status", "questions"),
+        metric("status_new", "global_status", "Brand_new"),
+    )
+    plans = {}
+
+    def mapped(values):
+        snapshot = Snapshot(target="t")
+        map_to_catalog(catalog, {"global_status": [SourceResult(values=values)]}, snapshot, plans)
+        return snapshot.values
+
+    assert mapped({"Uptime": 1, "Questions": 5}) == {"status_uptime": 1, "status_questions": 5}
+    # Same names, new values: the remembered plan reads the new values.
+    assert mapped({"Uptime": 2, "Questions": 9}) == {"status_uptime": 2, "status_questions": 9}
+    assert len(plans) == 1
+    # A name appears (a plugin loaded) or goes away: a new plan, never a stale one.
+    assert mapped({"Uptime": 3, "Questions": 9, "Brand_new": 4}) == {
+        "status_uptime": 3, "status_questions": 9, "status_new": 4}
+    assert mapped({"Uptime": 4}) == {"status_uptime": 4}
+    assert len(plans) == 3
+
 def test_status_override_wins_and_pages_read_is_deterministic():
     # The original mapped both Innodb_buffer_pool_reads and Innodb_pages_read to pages_read;
     # the catalog names one override per value: Innodb_pages_read.
