@@ -189,14 +189,16 @@ class Collector:
         snapshot.server = server
         results: dict[str, SourceResult] = {}
         context: dict[str, object] = {}
-        self.connection.pipeline(self._pipelined_statements(selected, server))
+        batch_ends = 0  # selected[:batch_ends] have been pipelined (or needed no batch)
         try:
-            for scraper in selected:
+            for index, scraper in enumerate(selected):
                 if deadline is not None and time.monotonic() >= deadline:
                     snapshot.sources[scraper.name] = SourceStatus(
                         scraper.name, ok=False, duration_seconds=0.0, error="collection deadline passed",
                         reason="deadline")
                     continue
+                if index >= batch_ends:
+                    batch_ends = self._pipeline_run(selected, index, server)
                 try:
                     status, result = self._run(scraper, server, context)
                 except MySQLUnavailable as exc:
@@ -221,17 +223,24 @@ class Collector:
         snapshot.up = True
         return snapshot
 
-    def _pipelined_statements(self, selected: list[Scraper], server) -> list[str]:
-        """The statements of the sources about to run that may all go to the server at once."""
+    def _pipeline_run(self, selected: list[Scraper], start: int, server) -> int:
+        """Send the statements of the run of pipelined sources from ``start`` in one round trip.
+
+        A run ends at the first source that decides what to send from what it reads (or
+        sends nothing): a statement that hangs then holds up its own run only.  Returns
+        where the run ends.
+        """
+        end = start
+        while end < len(selected) and selected[end].pipelined:
+            end += 1
         now = time.monotonic()
         statements: list[str] = []
-        for scraper in selected:
+        for scraper in selected[start:end]:
             disabled = self._disabled.get(scraper.name)
-            if not scraper.pipelined or (disabled is not None and now < disabled.retry_at):
-                continue
-            if scraper.unsupported_reason(server) is None:
+            if (disabled is None or now >= disabled.retry_at) and scraper.unsupported_reason(server) is None:
                 statements.extend(scraper.statements(server))
-        return statements
+        self.connection.pipeline(statements)
+        return max(end, start + 1)
 
     def _down(self, snapshot: Snapshot, selected: list[Scraper], error: str, reason: str) -> Snapshot:
         snapshot.up = False

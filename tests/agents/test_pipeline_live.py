@@ -138,3 +138,30 @@ def test_collector_values_are_the_same_pipelined_or_not(mariadb):
         {s.name: (s.ok, s.statements) for s in second.sources.values()} == \
         {"global_variables": (True, 1), "innodb_status": (True, 1), "replication": (True, 1)}
     assert all(s.duration_seconds > 0 for s in first.sources.values())
+
+
+def test_a_hung_statement_holds_up_only_its_own_run_of_sources(mariadb):
+    from agents.sources.heartbeat import HeartbeatOptions
+
+    mariadb.execute("CREATE DATABASE IF NOT EXISTS pipeline_hb",
+                    "CREATE TABLE IF NOT EXISTS pipeline_hb.heartbeat (ts VARCHAR(26), server_id INT PRIMARY KEY)")
+    holder = mariadb.connect()
+    sources = {"global_status", "global_variables", "binlog", "processlist"}
+    try:
+        with holder.cursor() as cursor:
+            cursor.execute("LOCK TABLES pipeline_hb.heartbeat WRITE")
+        with Collector(root_settings(mariadb), sources=sources, host_metrics="off", lock_wait_timeout=1,
+                       heartbeat=HeartbeatOptions("pipeline_hb", "heartbeat")) as collector:
+            snapshot = collector.collect()
+    finally:
+        holder.close()
+    statuses = snapshot.sources
+    assert snapshot.up
+    assert not statuses["heartbeat"].ok and statuses["heartbeat"].reason == "timeout"
+    assert statuses["heartbeat"].duration_seconds >= 0.9
+    # binlog (decides from log_bin whether to ask) runs between two pipelined runs: the
+    # heartbeat statement, pipelined after it with processlist, does not hold it up.
+    assert statuses["binlog"].ok and statuses["binlog"].statements == 2
+    assert statuses["binlog"].duration_seconds < 0.5
+    assert all(statuses[name].ok for name in ("global_status", "global_variables", "processlist"))
+    assert snapshot.values["binlog_files"] >= 1
