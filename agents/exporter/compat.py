@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import calendar
 import functools
+import math
 import re
 import time
 from typing import Iterator, Mapping, Sequence
@@ -288,6 +289,7 @@ def _global_variables_families(variables: Mapping[str, object], interner: Family
 # --------------------------------------------------------------------------- replication
 
 SLAVE_STATUS_LABELS = ("master_host", "master_uuid", "channel_name", "connection_name")
+_LAG_COLUMNS = frozenset({"seconds_behind_master", "seconds_behind_source"})
 
 
 def legacy_replication_name(column: str) -> str:
@@ -305,9 +307,12 @@ def legacy_replication_name(column: str) -> str:
 def slave_status_families(rows: Sequence[Mapping[str, object]]) -> list[Metric]:
     """One untyped family per numeric column of ``SHOW [ALL] SLAVE|REPLICA STATUS``.
 
-    A NULL column (Seconds_Behind_Master while the SQL thread is stopped) gives no
-    sample, as in mysqld_exporter: an alert on ``seconds_behind_master > N`` must
-    not see a made-up number.  Replicas on 8.4 also get the pre-8.0.22 names.
+    A NULL lag (Seconds_Behind_Master while the SQL thread is stopped) is NaN: the
+    series stays (a graph shows the gap as unknown, ``absent()`` does not fire, the
+    replica is visibly there), and no number is made up, so ``seconds_behind_master
+    > N`` neither fires nor clears on it.  mysqld_exporter drops the sample instead.
+    Other NULL columns give no sample, as there.  Replicas on 8.4 also get the
+    pre-8.0.22 names.
     """
     families: dict[str, UnknownMetricFamily] = {}
     for row in rows:
@@ -317,7 +322,8 @@ def slave_status_families(rows: Sequence[Mapping[str, object]]) -> list[Metric]:
             _text(row_value(row, "Channel_Name")),
             _text(row_value(row, "Connection_name")),
         ]
-        numeric = [(column, status_number(raw)) for column, raw in row.items()]
+        numeric = [(column, math.nan if raw is None and column.lower() in _LAG_COLUMNS else status_number(raw))
+                   for column, raw in row.items()]
         numeric = [(column, value) for column, value in numeric if value is not None]
         names_values = {metric_name_part(column): value for column, value in numeric}
         for column, value in numeric:  # old names only where the server printed new ones

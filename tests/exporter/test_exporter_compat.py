@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 from pathlib import Path
@@ -163,11 +164,22 @@ def test_mysql_8_replica_status_also_has_the_old_names():
         assert got[("mysql_slave_status_exec_master_log_pos", labels)] == float(row["Exec_Source_Log_Pos"])
 
 
-def test_null_lag_gives_no_sample():
-    row = {"Master_Host": "db1", "Slave_SQL_Running": "No", "Seconds_Behind_Master": None, "Last_Errno": "0"}
-    names = {name for name, _ in samples(compat.slave_status_families([row]))}
-    assert "mysql_slave_status_seconds_behind_master" not in names
-    assert "mysql_slave_status_slave_sql_running" in names
+def test_null_lag_is_an_explicit_nan_and_other_nulls_give_no_sample():
+    row = {"Master_Host": "db1", "Slave_SQL_Running": "No", "Seconds_Behind_Master": None, "Last_Errno": "0",
+           "SQL_Remaining_Delay": None}
+    got = samples(compat.slave_status_families([row]))
+    labels = (("channel_name", ""), ("connection_name", ""), ("master_host", "db1"), ("master_uuid", ""))
+    assert math.isnan(got[("mysql_slave_status_seconds_behind_master", labels)])
+    assert got[("mysql_slave_status_slave_sql_running", labels)] == 0.0
+    assert ("mysql_slave_status_sql_remaining_delay", labels) not in got
+
+
+def test_null_lag_on_8_4_is_nan_under_both_names():
+    row = {"Source_Host": "db1", "Replica_SQL_Running": "No", "Seconds_Behind_Source": None}
+    got = samples(compat.slave_status_families([row]))
+    labels = (("channel_name", ""), ("connection_name", ""), ("master_host", "db1"), ("master_uuid", ""))
+    assert math.isnan(got[("mysql_slave_status_seconds_behind_source", labels)])
+    assert math.isnan(got[("mysql_slave_status_seconds_behind_master", labels)])
 
 
 @pytest.mark.parametrize("column, legacy", [
