@@ -44,21 +44,32 @@ def run(args) -> int:
     from agents.exporter.app import ExporterApp
     from agents.exporter.flags import config_from_args, ignored_flags, parse_listen_address
     from agents.exporter.server import serve
+    from agents.exporter.systemd_socket import SystemdSocketError, systemd_listeners
     from agents.exporter.web_config import WebConfigError, load_web_config
 
     config = config_from_args(args)
     for flag in ignored_flags(args):
         log.warning("%s: not implemented by this exporter; ignored", flag)
+    listeners = None
     try:
+        if config.systemd_socket:
+            # First: the LISTEN_* variables are unset on reading, whatever fails after.
+            listeners = systemd_listeners()
+            if args.web_listen_address:
+                log.warning("--web.listen-address is ignored with --web.systemd-socket: "
+                            "the .socket unit's ListenStream= says where to listen")
         _check_durations(config)
-        for address in config.listen_addresses:
-            parse_listen_address(address)  # a typo is a start-up error, not a traceback from serve()
+        if not config.systemd_socket:
+            for address in config.listen_addresses:
+                parse_listen_address(address)  # a typo is a start-up error, not a traceback from serve()
         web = load_web_config(config.web_config_file)
         catalog = load_catalog()
         app = ExporterApp(config, catalog, web)
         app.default_target()  # a broken option file is an error now, not at the first scrape
-    except (WebConfigError, CatalogError, ConfigError, ValueError) as exc:
+    except (SystemdSocketError, WebConfigError, CatalogError, ConfigError, ValueError) as exc:
         log.error("%s", exc)
+        for passed in listeners or ():
+            passed.socket.close()
         return 2
     enabled = ", ".join(c.name for c in app.enabled)
     log.info("collectors enabled: %s", enabled)
@@ -67,7 +78,7 @@ def run(args) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     try:
-        serve(app, stop)
+        serve(app, stop, listeners)
     except OSError as exc:  # port in use, permission denied
         log.error("cannot listen: %s", exc)
         return 1

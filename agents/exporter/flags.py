@@ -2,7 +2,7 @@
 
 A systemd unit or container written for mysqld_exporter keeps its arguments:
 ``--web.listen-address=:9104``, ``--config.my-cnf=...``, ``--collect.binlog_size``,
-``--no-collect.slave_status``, ``--collect.heartbeat.utc`` (kingpin's boolean
+``--no-collect.slave_status``, ``--collect.heartbeat.utc``, ``--web.systemd-socket`` (kingpin's boolean
 flags take a ``--no-`` prefix and an optional ``=true|false``).
 """
 
@@ -41,6 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     web = parser.add_argument_group("web")
     web.add_argument("--web.listen-address", dest="web_listen_address", action="append", metavar="[HOST]:PORT",
                      help=f"address to serve on; repeat for several (default {DEFAULT_LISTEN}, all interfaces)")
+    add_bool_flag(web, "web.systemd-socket", False,
+                  "serve on the listening sockets systemd passes (socket activation: a .socket unit with "
+                  "ListenStream=, started through it) instead of binding --web.listen-address; TLS and basic "
+                  "auth of --web.config.file apply to them alike")
     web.add_argument("--web.telemetry-path", dest="web_telemetry_path", default="/metrics", metavar="PATH",
                      help="path of the metrics of the configured server (default /metrics)")
     web.add_argument("--web.config.file", dest="web_config_file", metavar="FILE",
@@ -117,6 +121,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 @dataclass(frozen=True)
 class ExporterConfig:
     listen_addresses: tuple[str, ...]
+    systemd_socket: bool
     telemetry_path: str
     web_config_file: str | None
     timeout_offset: float
@@ -153,6 +158,7 @@ def config_from_args(args: argparse.Namespace) -> ExporterConfig:
     enabled = {c.name: bool(getattr(args, f"collect_{c.name}".replace(".", "_"))) for c in COLLECTORS}
     return ExporterConfig(
         listen_addresses=tuple(args.web_listen_address or (DEFAULT_LISTEN,)),
+        systemd_socket=args.web_systemd_socket,
         telemetry_path=args.web_telemetry_path,
         web_config_file=args.web_config_file,
         timeout_offset=args.timeout_offset,

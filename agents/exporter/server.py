@@ -3,7 +3,8 @@
 Standard library only (ThreadingHTTPServer, ssl): one thread per connection, TLS
 and basic auth from the exporter-toolkit web config, exposition by
 prometheus_client with the format negotiated from the Accept header
-(Prometheus text 0.0.4 or OpenMetrics).
+(Prometheus text 0.0.4 or OpenMetrics). It binds --web.listen-address, or serves the
+listening sockets systemd passed (--web.systemd-socket).
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ import logging
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Sequence
 from urllib.parse import parse_qs, urlsplit
 
 from agents.connection import ConfigError
 from agents.exporter.app import SCRAPE_TIMEOUT_HEADER, ExporterApp
 from agents.exporter.encoding import encode
 from agents.exporter.flags import parse_listen_address
+from agents.exporter.systemd_socket import PassedSocket, systemd_listeners
 from agents.exporter.targets import Target
 
 log = logging.getLogger(__name__)
@@ -123,11 +126,23 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    origin = "bound from --web.listen-address"
 
-    def __init__(self, address, handler, ssl_context=None, family=socket.AF_INET):
+    def __init__(self, address, handler, ssl_context=None, family=socket.AF_INET, bind_and_activate=True):
         self.address_family = family
         self.ssl_context = ssl_context
-        super().__init__(address, handler)
+        super().__init__(address, handler, bind_and_activate)
+
+    @classmethod
+    def adopting(cls, passed: PassedSocket, handler, ssl_context=None) -> "_Server":
+        """A server on a listening socket systemd passed, instead of one it binds itself."""
+        address = passed.socket.getsockname()
+        server = cls(address, handler, ssl_context, passed.socket.family, bind_and_activate=False)
+        server.socket.close()  # the unbound one TCPServer made; systemd's socket takes its place
+        server.socket = passed.socket
+        server.server_address = address
+        server.origin = passed.describe()
+        return server
 
     def get_request(self):
         sock, address = super().get_request()
@@ -138,9 +153,22 @@ class _Server(ThreadingHTTPServer):
         return sock, address
 
 
-def make_servers(app: ExporterApp) -> list[ThreadingHTTPServer]:
+def address_text(server: ThreadingHTTPServer) -> str:
+    host, port = server.server_address[:2]
+    if server.address_family == socket.AF_INET6:
+        return f"[{host}]:{port}"
+    return f"{host or '*'}:{port}"
+
+
+def make_servers(app: ExporterApp, listeners: Sequence[PassedSocket] | None = None) -> list[ThreadingHTTPServer]:
+    """Servers bound to --web.listen-address or, with --web.systemd-socket, on the sockets systemd
+    passed (``listeners``; taken from the environment when not given)."""
     handler = type("BoundExporterRequestHandler", (ExporterRequestHandler,), {"app": app})
     context = app.web.tls.context() if app.web.tls else None
+    if listeners is None and app.config.systemd_socket:
+        listeners = systemd_listeners()
+    if listeners is not None:
+        return [_Server.adopting(passed, handler, context) for passed in listeners]
     servers = []
     try:
         for address in app.config.listen_addresses:
@@ -155,17 +183,19 @@ def make_servers(app: ExporterApp) -> list[ThreadingHTTPServer]:
     return servers
 
 
-def serve(app: ExporterApp, stop: threading.Event | None = None) -> None:
+def serve(app: ExporterApp, stop: threading.Event | None = None,
+          listeners: Sequence[PassedSocket] | None = None) -> None:
     """Serve until ``stop`` is set (or forever)."""
     try:
-        servers = make_servers(app)
+        servers = make_servers(app, listeners)
     except BaseException:
         app.close()
         raise
     threads = []
     for server in servers:
-        host, port = server.server_address[:2]
-        log.info("listening on %s:%d (%s)", host or "*", port, "TLS" if app.web.tls else "TLS is disabled")
+        log.info("listening on %s, %s, %s", address_text(server), server.origin,
+                 "TLS" if app.web.tls else "TLS is disabled")
+        port = server.server_address[1]
         thread = threading.Thread(target=server.serve_forever, name=f"http-{port}", daemon=True)
         thread.start()
         threads.append(thread)
