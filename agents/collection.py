@@ -233,12 +233,8 @@ class Collector:
         end = start
         while end < len(selected) and selected[end].pipelined:
             end += 1
-        now = time.monotonic()
-        statements: list[str] = []
-        for scraper in selected[start:end]:
-            disabled = self._disabled.get(scraper.name)
-            if (disabled is None or now >= disabled.retry_at) and scraper.unsupported_reason(server) is None:
-                statements.extend(scraper.statements(server))
+        statements = [statement for scraper in selected[start:end] if self._skipped(scraper, server) is None
+                      for statement in scraper.statements(server)]
         self.connection.pipeline(statements)
         return max(end, start + 1)
 
@@ -251,17 +247,25 @@ class Collector:
             )
         return snapshot
 
-    def _run(self, scraper: Scraper, server, context) -> tuple[SourceStatus, SourceResult | None]:
+    def _skipped(self, scraper: Scraper, server) -> SourceStatus | None:
+        """The status of a source that sends nothing this time (disabled, or unsupported here); else None."""
         name = scraper.name
         disabled = self._disabled.get(name)
         if disabled is not None:
             if time.monotonic() < disabled.retry_at:
                 return SourceStatus(name, ok=False, duration_seconds=0.0, error=disabled.error,
-                                    reason=disabled.reason), None
+                                    reason=disabled.reason)
             del self._disabled[name]
         reason = scraper.unsupported_reason(server)
         if reason:
-            return SourceStatus(name, ok=False, duration_seconds=0.0, error=reason, reason="unsupported"), None
+            return SourceStatus(name, ok=False, duration_seconds=0.0, error=reason, reason="unsupported")
+        return None
+
+    def _run(self, scraper: Scraper, server, context) -> tuple[SourceStatus, SourceResult | None]:
+        skipped = self._skipped(scraper, server)
+        if skipped is not None:
+            return skipped, None
+        name = scraper.name
         statements_before = self.connection.statements
         pipelined_before = self.connection.pipelined_seconds
         started = time.monotonic()

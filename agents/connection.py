@@ -511,11 +511,10 @@ class MySQLConnection:
         return error
 
     def query(self, statement: str) -> QueryResult:
-        if statement in self._pending:
-            while statement in self._pending:  # answers arrive in the order the statements were sent
-                self._read_pipelined()
-        elif self._pending and statement not in self._answers:
-            self._finish_batch()  # the connection takes no other statement before the batch is read
+        # Answers arrive in the order the statements were sent; a statement not in the batch
+        # waits for the whole batch, since the connection takes nothing else before it is read.
+        while self._pending and statement not in self._answers:
+            self._read_pipelined()
         answer = self._answers.pop(statement, None)
         if answer is not None:
             self.statements += 1

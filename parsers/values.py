@@ -37,15 +37,16 @@ def typed(value: object) -> Value:
     Accepts what pymysql returns too (int, float, Decimal, datetime): numbers
     pass through, anything else is kept as its text.  Never raises.
     """
-    if value is None:
+    if type(value) is str:
+        text = value  # what pymysql returns for SHOW rows: skip the type checks below
+    elif value is None:
         return None
-    if isinstance(value, bool):
+    elif isinstance(value, bool):
         return int(value)
-    if isinstance(value, (int, float)):
+    elif isinstance(value, (int, float)):
         return value
-    if isinstance(value, Decimal):
-        value = str(value)
-    text = text_of(value)
+    else:
+        text = text_of(str(value) if isinstance(value, Decimal) else value)
     assert text is not None
     if text.isdigit() and text.isascii():  # most status values: skip the regexes
         try:
