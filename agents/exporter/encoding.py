@@ -90,7 +90,7 @@ class FamilyInterner:
 
     def remember(self, family: Metric, content_type: str, body: bytes) -> None:
         if id(family) in self._interned_ids:
-            self._encoded.setdefault(content_type, {})[id(family)] = body
+            self.encoded_by_id(content_type)[id(family)] = body
 
 
 def scalar_family(interner: FamilyInterner | None, family_type: Callable[..., Metric], name: str,
