@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from agents.mysql_auth import auth_plugin_map
 from agents.snapshot import ServerInfo
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,11 @@ class ConnectionSettings:
     ssl_key: str | None = None
     ssl_mode: str | None = None  # one of SSL_MODES; None = the client default (no TLS)
     ssl_verify_server_cert: bool = False
+    # enable-cleartext-plugin: the server may ask for the password in clear text (TLS only, see
+    # agents/mysql_auth.py); server-public-key-path: the RSA key caching_sha2/sha256 full
+    # authentication encrypts with, instead of one the server hands over.
+    allow_cleartext: bool = False
+    server_public_key: bytes | None = field(default=None, repr=False)
     connect_timeout: float = 5.0
     origin: str = "defaults"  # where the settings came from, for error messages
 
@@ -77,7 +83,10 @@ class ConnectionSettings:
             "user": self.user if self.user is not None else getpass.getuser(),
             "password": self.password or "",
             "connect_timeout": self.connect_timeout,
+            "auth_plugin_map": auth_plugin_map(self.allow_cleartext),
         }
+        if self.server_public_key:
+            kwargs["server_public_key"] = self.server_public_key
         if self.uses_socket:
             kwargs["unix_socket"] = self.socket
         else:
@@ -101,6 +110,13 @@ class ConnectionSettings:
 
             kwargs["ssl"] = {"check_hostname": False, "verify_mode": ssl.CERT_NONE}
         return kwargs
+
+
+def read_server_public_key(path: str, where: str) -> bytes:
+    try:
+        return Path(path).expanduser().read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{where} server-public-key-path: {path}: cannot read: {exc.strerror}") from None
 
 
 def _unquote(value: str) -> str:
@@ -182,6 +198,10 @@ def _settings_from_options(options: Mapping[str, str | None], where: str) -> Con
         kwargs["ssl_mode"] = mode
     if "ssl_verify_server_cert" in options:
         kwargs["ssl_verify_server_cert"] = _boolean(options["ssl_verify_server_cert"])
+    if options.get("server_public_key_path"):
+        kwargs["server_public_key"] = read_server_public_key(options["server_public_key_path"], where)
+    if "enable_cleartext_plugin" in options:
+        kwargs["allow_cleartext"] = _boolean(options["enable_cleartext_plugin"])
     if "skip_ssl" in options and _boolean(options["skip_ssl"]):
         kwargs["ssl_mode"] = "DISABLED"
     if options.get("connect_timeout") is not None:

@@ -103,7 +103,7 @@ class ExporterApp:
             if existing is not None:
                 self._probes.move_to_end(key)
                 return existing
-        settings = probe_settings(self.config.my_cnf, target, auth_module, self.environ)
+        settings = probe_settings(self.config.my_cnf, target, auth_module, self.environ, self.config.probe_allowed)
         created = self._target(f"{target} ({auth_module})", settings)
         evicted = None
         with self._lock:

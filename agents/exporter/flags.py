@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from agents.connection import PASSWORD_RULE
 from agents.exporter.collectors import COLLECTORS, UNSUPPORTED_COLLECTORS, UNSUPPORTED_OPTIONS, CompatOptions
+from agents.exporter.probe_access import ProbeAllowList
 
 DEFAULT_LISTEN = ":9104"
 
@@ -37,6 +38,15 @@ def add_bool_flag(parser: argparse.ArgumentParser, name: str, default: bool, hel
     parser.add_argument(f"--no-{name}", dest=dest, action="store_false", help=argparse.SUPPRESS)
 
 
+def probe_patterns(text: str) -> str:
+    """argparse type: a bad pattern is a usage error at start-up, with the flag's own message."""
+    try:
+        ProbeAllowList.from_flags([text])
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     web = parser.add_argument_group("web")
     web.add_argument("--web.listen-address", dest="web_listen_address", action="append", metavar="[HOST]:PORT",
@@ -57,6 +67,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     mysql.add_argument("--config.my-cnf", dest="config_my_cnf", default="~/.my.cnf", metavar="FILE",
                        help="option file with [client] credentials, and [client.NAME] sections for "
                             "/probe?auth_module=client.NAME (default ~/.my.cnf)")
+    mysql.add_argument("--exporter.probe-allowed-targets", dest="probe_allowed_targets", action="append",
+                       type=probe_patterns,
+                       metavar="[client.NAME=]PATTERN",
+                       help="/probe targets that may receive credentials besides the address each auth module's "
+                            "own section names (the default, nothing else): shell patterns such as "
+                            "'db-*.example.com:3306' or 'client.replicas=10.0.3.*:3306'; repeat or separate "
+                            "with commas")
     mysql.add_argument("--mysqld.address", dest="mysqld_address", metavar="HOST:PORT|unix:///PATH",
                        help="server of /metrics when the option file names none (default localhost:3306)")
     mysql.add_argument("--mysqld.username", dest="mysqld_username", metavar="USER",
@@ -135,6 +152,7 @@ class ExporterConfig:
     leak_detector: bool
     leak_config: str | None
     leak_state_file: str | None
+    probe_allowed: ProbeAllowList
     scrape_timeout: float
     collector_timeout: float
     enabled: dict[str, bool]
@@ -172,6 +190,7 @@ def config_from_args(args: argparse.Namespace) -> ExporterConfig:
         leak_detector=args.exporter_leak_detector,
         leak_config=args.leak_config,
         leak_state_file=args.leak_state_file,
+        probe_allowed=ProbeAllowList.from_flags(args.probe_allowed_targets),
         scrape_timeout=args.scrape_timeout,
         collector_timeout=args.collector_timeout,
         enabled=enabled,

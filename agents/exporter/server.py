@@ -24,6 +24,7 @@ from agents.connection import ConfigError
 from agents.exporter.app import SCRAPE_TIMEOUT_HEADER, ExporterApp
 from agents.exporter.encoding import encode
 from agents.exporter.flags import parse_listen_address
+from agents.exporter.probe_access import ProbeRefused
 from agents.exporter.systemd_socket import PassedSocket, systemd_listeners
 from agents.exporter.targets import Target
 
@@ -104,6 +105,9 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
                 self._send(200, landing_page(self.app.config.telemetry_path), "text/html; charset=utf-8")
             else:
                 self._send(404, b"Not Found\n")
+        except ProbeRefused as exc:
+            log.warning("%s", exc)
+            self._send(403, f"{exc}\n".encode())
         except ConfigError as exc:
             log.error("%s: %s", self.path, exc)
             self._send(400, f"{exc}\n".encode())

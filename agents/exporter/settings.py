@@ -1,7 +1,7 @@
 """Connection settings of exporter targets, formed the way mysqld_exporter forms them.
 
 /metrics: the option file's ``[client]``, completed by --mysqld.address/--mysqld.username.
-/probe: ``[client.<auth_module>]`` (inheriting ``[client]``) aimed at ``?target=``.
+/probe: ``[client.<auth_module>]`` (inheriting ``[client]``) aimed at ``?target=``, when allowed.
 Both: the password rule of every command, agents.connection.with_env_password.
 """
 
@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agents.connection import ConfigError, ConnectionSettings, parse_port, settings_from_my_cnf, with_env_password
+from agents.exporter.probe_access import ProbeAllowList
 
 
 def apply_address(settings: ConnectionSettings, address: str) -> ConnectionSettings:
@@ -56,7 +57,15 @@ def without_certificate_check(settings: ConnectionSettings) -> ConnectionSetting
     return settings
 
 
-def probe_settings(my_cnf: str, target: str, auth_module: str, environ: dict[str, str]) -> ConnectionSettings:
-    """Settings of /probe: ``[client.<name>]`` (inheriting ``[client]``) aimed at ``target``."""
-    settings = settings_from_my_cnf(Path(my_cnf).expanduser(), auth_module or "client")
-    return with_env_password(apply_address(settings, target), environ)
+def probe_settings(my_cnf: str, target: str, auth_module: str, environ: dict[str, str],
+                   allowed: ProbeAllowList) -> ConnectionSettings:
+    """Settings of /probe: ``[client.<name>]`` (inheriting ``[client]``) aimed at ``target``.
+
+    Raises ProbeRefused, before any connection, when ``target`` may not receive that section's
+    credentials (agents/exporter/probe_access.py).
+    """
+    auth_module = auth_module or "client"
+    section = settings_from_my_cnf(Path(my_cnf).expanduser(), auth_module)
+    requested = apply_address(section, target)
+    allowed.check(auth_module, section, requested)
+    return with_env_password(requested, environ)

@@ -13,6 +13,7 @@ import pytest
 from agents.connection import ConfigError, ConnectionSettings
 from agents.exporter import collectors
 from agents.exporter.flags import add_arguments, config_from_args, ignored_flags, parse_listen_address
+from agents.exporter.probe_access import ProbeAllowList, ProbeRefused
 from agents.exporter.settings import apply_address, default_settings, probe_settings, without_certificate_check
 from agents.exporter.web_config import BasicAuthVerifier, WebConfigError, load_web_config, parse_web_config
 
@@ -118,14 +119,17 @@ def test_auth_module_inherits_client(tmp_path):
     my_cnf = tmp_path / "my.cnf"
     my_cnf.write_text("[client]\nuser = monitor\npassword = secret\nhost = db0\n\n[client.replica]\nuser = replmon\n")
     my_cnf.chmod(0o600)
-    settings = probe_settings(str(my_cnf), "db2:3308", "client.replica", {})
+    allowed = ProbeAllowList.from_flags(["db2:3308"])
+    settings = probe_settings(str(my_cnf), "db2:3308", "client.replica", {}, allowed)
     assert (settings.user, settings.password, settings.host, settings.port) == ("replmon", "secret", "db2", 3308)
     env = {"MYSQLD_EXPORTER_PASSWORD": "from-env"}
-    assert probe_settings(str(my_cnf), "db2:3308", "client.replica", env).password == "secret"
+    assert probe_settings(str(my_cnf), "db2:3308", "client.replica", env, allowed).password == "secret"
     my_cnf.write_text("[client]\nuser = monitor\n\n[client.replica]\nuser = replmon\n")
-    assert probe_settings(str(my_cnf), "db2:3308", "client.replica", env).password == "from-env"
+    assert probe_settings(str(my_cnf), "db2:3308", "client.replica", env, allowed).password == "from-env"
     with pytest.raises(ConfigError):
-        probe_settings(str(my_cnf), "db2:3308", "client.nope", {})
+        probe_settings(str(my_cnf), "db2:3308", "client.nope", {}, allowed)
+    with pytest.raises(ProbeRefused):
+        probe_settings(str(my_cnf), "db3:3308", "client.replica", {}, allowed)
 
 
 def test_default_settings_file_wins_flags_fill_in(tmp_path):

@@ -112,7 +112,7 @@ def test_probe_with_two_auth_modules(mariadb, make_monitoring_user, tmp_path):
     # No SLAVE MONITOR: SHOW ALL SLAVES STATUS is denied (ERROR 1227) for this one.
     limited = make_monitoring_user(mariadb, grants=("GRANT PROCESS ON *.* TO {user}",))
     my_cnf = tmp_path / "exporter.cnf"
-    my_cnf.write_text(f"[client]\nuser = {full.name}\npassword = {full.password}\n\n"
+    my_cnf.write_text(f"[client]\nhost = 127.0.0.1\nport = {mariadb.port}\nuser = {full.name}\npassword = {full.password}\n\n"
                       f"[client.limited]\nuser = {limited.name}\npassword = {limited.password}\n")
     my_cnf.chmod(0o600)
     target = f"127.0.0.1:{mariadb.port}"
@@ -438,7 +438,8 @@ def test_probe_over_the_unix_socket(mariadb, tmp_path):
     my_cnf.write_text("[client]\nuser = exporter_sock\npassword = sock-pw\n")
     my_cnf.chmod(0o600)
     with running_exporter(f"--config.my-cnf={my_cnf}", "--no-collect.host",
-                          f"--mysqld.address=unix://{mariadb.socket_path}") as exporter:
+                          f"--mysqld.address=unix://{mariadb.socket_path}",
+                          f"--exporter.probe-allowed-targets=unix://{mariadb.socket_path}") as exporter:
         via_metrics = exporter.scrape()
         via_probe = exporter.scrape(f"/probe?target=unix://{mariadb.socket_path}")
     for scrape in (via_metrics, via_probe):

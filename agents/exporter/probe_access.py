@@ -1,0 +1,71 @@
+"""Which ``/probe`` targets may receive an auth module's credentials.
+
+``/probe?target=X&auth_module=client.NAME`` logs in to X with that section's user and password, so an
+open list would hand the password to whatever host a request names (a fake server on any port needs
+only to ask for it; see agents/mysql_auth.py for the other half).  A target is allowed when:
+
+- it is the address the auth module's own section names (``host``/``port`` or ``socket``, after
+  inheriting ``[client]``): the default, nothing else; or
+- it matches a ``--exporter.probe-allowed-targets`` pattern: ``[AUTH_MODULE=]PATTERN``, shell-style
+  (``db-*.example.com:3306``, ``10.0.3.*:*``, ``unix:///run/mysqld/*.sock``), for every auth module or,
+  with the prefix, for that one only.
+
+Targets are compared in one canonical form: ``host:port`` with the host lowercased (IPv6 in
+brackets), or ``unix:///path``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+
+from agents.connection import ConnectionSettings
+
+FLAG = "--exporter.probe-allowed-targets"
+
+
+class ProbeRefused(Exception):
+    """A /probe target that the auth module may not be sent to; the message says how to allow it."""
+
+
+def canonical_target(settings: ConnectionSettings) -> str:
+    if settings.uses_socket:
+        return f"unix://{settings.socket}"
+    host = (settings.host or "localhost").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{host}:{settings.port}"
+
+
+@dataclass(frozen=True)
+class ProbeAllowList:
+    patterns: tuple[tuple[str | None, str], ...] = ()  # (auth module or None for all, pattern)
+
+    @classmethod
+    def from_flags(cls, values: list[str] | tuple[str, ...] | None) -> "ProbeAllowList":
+        patterns = []
+        for value in values or ():
+            for item in value.split(","):
+                item = item.strip()
+                if not item:
+                    continue
+                module, sep, pattern = item.partition("=")
+                if not sep:
+                    module, pattern = None, item
+                elif not pattern or not module.startswith("client"):
+                    raise ValueError(f"{FLAG} {item!r}: expected [client.NAME=]HOST:PORT-PATTERN")
+                patterns.append((module.lower() if module else None, pattern.lower()))
+        return cls(tuple(patterns))
+
+    def check(self, auth_module: str, section: ConnectionSettings, requested: ConnectionSettings) -> None:
+        """Raise ProbeRefused unless ``requested`` (the section aimed at ?target=) may be used."""
+        wanted = canonical_target(requested)
+        if wanted == canonical_target(section):
+            return
+        module = auth_module.lower()
+        for only, pattern in self.patterns:
+            if (only is None or only == module) and fnmatch.fnmatchcase(wanted, pattern):
+                return
+        raise ProbeRefused(
+            f"target {wanted} is not allowed for auth_module {auth_module} (its section names "
+            f"{canonical_target(section)}); allow it with {FLAG} {auth_module}={wanted}")
