@@ -19,6 +19,7 @@ MATCH = 'job=~"$job", instance=~"$instance"'
 ROW_HANDLERS = 'handler=~"read_.*|write|update|delete"'
 BUSY_CPU = 'mode!="idle"'
 DEADLOCKS = 'name="lock_deadlocks"'
+LOCAL = "Only when the exporter runs on the database host (collector host)."
 BY = "instance, job"  # what an aggregation keeps so series from two targets stay apart
 
 
@@ -104,8 +105,8 @@ def overview(n: Names) -> BoardSpec:
             _q(f"topk(10, sum by ({BY}, command) ({n.family_rate('status_com_select')}))",
                "{{instance}} {{command}}"),
             _q(f"sum by ({BY}) ({n.rate('status_questions')})", "{{instance}} all statements (Questions)")),
-            ("status_com_select", "status_questions"),
-            note="Per command: the ten busiest Com_* counters."),
+            ("status_questions",),
+            note="Per command: the ten busiest Com_* counters (statements of each kind executed)."),
         PanelSpec("Connections vs max_connections", "timeseries", "short", (
             _q(n.sel("status_threads_connected"), "{{instance}} connected"),
             _q(n.sel("status_max_used_connections"), "{{instance}} max used"),
@@ -238,8 +239,7 @@ def memory(n: Names) -> BoardSpec:
             _q(n.sel("process_resident_memory_bytes"), "{{instance}} RSS"),
             _q(limit, "{{instance}} limit")),
             ("process_resident_memory_bytes", "process_cgroup_memory_limit_bytes", "host_memory_total_bytes"),
-            note="The limit is the cgroup memory limit, or the host's RAM when mysqld has none. "
-                 "Only when the exporter runs on the database host."),
+            note="The limit is the cgroup memory limit, or the host's RAM when mysqld has none. " + LOCAL),
         PanelSpec("Leak detector state", "state", "none", (
             _q(n.sel("leak_state", leak_filter), "{{instance}} {{series}}"),), ("leak_state",),
             mappings=LEAK_STATES),
@@ -276,25 +276,26 @@ def replication(n: Names) -> BoardSpec:
         PanelSpec("Binary log files", "timeseries", "short", (_q(n.sel("binlog_files")),),
                   ("binlog_files",), note="Needs --collect.binlog_size."),
         PanelSpec("Host CPU busy by mode", "timeseries", "percentunit", (_q(cpu_busy, "{{instance}} {{mode}}"),),
-                  ("host_cpu_seconds", "host_cpus")),
+                  ("host_cpu_seconds", "host_cpus"), note=LOCAL),
         PanelSpec("Host load", "timeseries", "short", (
             _q(n.sel("host_load1"), "{{instance}} 1m"),
             _q(n.sel("host_load5"), "{{instance}} 5m"),
             _q(n.sel("host_load15"), "{{instance}} 15m")),
-            ("host_load1", "host_load5", "host_load15")),
+            ("host_load1", "host_load5", "host_load15"), note=LOCAL),
         PanelSpec("Host memory", "timeseries", "bytes", (
             _q(n.sel("host_memory_total_bytes"), "{{instance}} total"),
             _q(n.sel("host_memory_available_bytes"), "{{instance}} available")),
-            ("host_memory_total_bytes", "host_memory_available_bytes")),
+            ("host_memory_total_bytes", "host_memory_available_bytes"), note=LOCAL),
         PanelSpec("mysqld CPU", "timeseries", "percentunit", (
             _q(n.rate("process_cpu_user_seconds"), "{{instance}} user"),
             _q(n.rate("process_cpu_system_seconds"), "{{instance}} system")),
-            ("process_cpu_user_seconds", "process_cpu_system_seconds"), note="1 = one core busy."),
+            ("process_cpu_user_seconds", "process_cpu_system_seconds"), note="1 = one core busy. " + LOCAL),
         PanelSpec("mysqld resident memory", "timeseries", "bytes", (
-            _q(n.sel("process_resident_memory_bytes")),), ("process_resident_memory_bytes",)),
-        PanelSpec("mysqld threads", "timeseries", "short", (_q(n.sel("process_threads")),), ("process_threads",)),
+            _q(n.sel("process_resident_memory_bytes")),), ("process_resident_memory_bytes",), note=LOCAL),
+        PanelSpec("mysqld threads", "timeseries", "short", (_q(n.sel("process_threads")),), ("process_threads",),
+                  note=LOCAL),
         PanelSpec("mysqld open files", "timeseries", "short", (_q(n.sel("process_open_files")),),
-                  ("process_open_files",)),
+                  ("process_open_files",), note=LOCAL),
     ))
 
 

@@ -54,14 +54,16 @@ def compat_served(source_kind: str, key: str) -> list[Served]:
     for family in families:
         for sample in family.samples:
             labels = tuple((k, v) for k, v in sample.labels.items() if v != "")
-            served.append(Served(sample.name, labels if family.name != sample.name or labels else ()))
+            served.append(Served(sample.name, labels))
     return served
 
 
 def served(catalog: Catalog, name: str) -> Served:
     """Where catalog metric ``name`` is served: the mysqld_exporter name when the exporter has one."""
     metric = catalog.by_name(name)
-    if metric.source.kind in _COMPAT_SOURCES and metric.source.key:
+    # Replica status keys in the catalog are field names, not the server's columns: those
+    # go through replica_column() with the column as printed.
+    if metric.source.kind in ("global_status", "global_variables") and metric.source.key:
         found = compat_served(metric.source.kind, metric.source.key)
         if len(found) == 1:
             return found[0]

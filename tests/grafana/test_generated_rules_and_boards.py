@@ -1,5 +1,6 @@
 """The generated server rules and dashboards: promtool accepts and tests the rules, boards keep their contract."""
 
+import dataclasses
 import json
 import re
 import shutil
@@ -66,6 +67,12 @@ def test_thresholds_change_the_rules_and_bad_ones_are_one_line(capsys):
     assert main(["rules", "--set", "history_list_length=lots"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "history_list_length takes a int" in err
+
+
+def test_readme_documents_every_threshold_with_its_default():
+    readme = (REPO / "README.md").read_text()
+    for field in dataclasses.fields(server_rules.Thresholds):
+        assert f"| `{field.name}` | `{getattr(server_rules.Thresholds(), field.name)}` |" in readme, field.name
 
 
 def test_recording_rules_cover_every_rate_the_boards_take():
