@@ -47,6 +47,13 @@ def run(args) -> int:
     except OSError as exc:  # --root not writable, a file where a directory should be
         print(f"mysql-snmp generate: {exc.filename or root}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as exc:  # the dashboards' builder is the optional extra "generate"
+        package = (exc.name or "").split(".")[0]
+        if package != "grafana_foundation_sdk":
+            raise
+        print(f"mysql-snmp generate: {package} is not installed; pip install 'mysql-snmp[generate]'",
+              file=sys.stderr)
+        return 2
     if args.check:
         for path in stale:
             print(f"stale: {path}", file=sys.stderr)

@@ -78,10 +78,12 @@ def prometheus(targets: list[str]):
             "rule_files": [str(path) for path in RULE_FILES],
             "scrape_configs": [{"job_name": "mysql", "static_configs": [{"targets": targets}]}],
         }))
-        process = subprocess.Popen(
-            [binary, f"--config.file={config}", f"--storage.tsdb.path={directory}/data",
-             f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=1h"],
-            stdout=subprocess.DEVNULL, stderr=open(Path(directory) / "prometheus.log", "w"))
+        log = Path(directory) / "prometheus.log"
+        with log.open("w") as log_file:
+            process = subprocess.Popen(
+                [binary, f"--config.file={config}", f"--storage.tsdb.path={directory}/data",
+                 f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=1h"],
+                stdout=subprocess.DEVNULL, stderr=log_file)
         base = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 30
@@ -90,7 +92,7 @@ def prometheus(targets: list[str]):
                     urllib.request.urlopen(base + "/-/ready", timeout=1)
                     break
                 except OSError:
-                    assert process.poll() is None, (Path(directory) / "prometheus.log").read_text()[-2000:]
+                    assert process.poll() is None, log.read_text()[-2000:]
                     assert time.monotonic() < deadline, "prometheus not ready in 30 s"
                     time.sleep(0.2)
             yield base
@@ -106,15 +108,19 @@ def pt_heartbeat(server):
     if binary is None:
         pytest.fail("pt-heartbeat is not installed (Debian package percona-toolkit)")
     server.execute("CREATE DATABASE IF NOT EXISTS heartbeat")
-    process = subprocess.Popen(
-        [binary, "--update", "--create-table", "--database=heartbeat", "--host=127.0.0.1",
-         f"--port={server.port}", "--user=root", "--interval=0.5"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        yield process
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with tempfile.TemporaryFile("w+") as log:
+        process = subprocess.Popen(
+            [binary, "--update", "--create-table", "--database=heartbeat", "--host=127.0.0.1",
+             f"--port={server.port}", "--user=root", "--interval=0.5"],
+            stdout=log, stderr=subprocess.STDOUT)
+        try:
+            yield process
+        finally:
+            still_running = process.poll() is None
+            process.terminate()
+            process.wait(timeout=30)
+            log.seek(0)
+            assert still_running, f"pt-heartbeat exited: {log.read()[-2000:]}"
 
 
 @contextmanager
