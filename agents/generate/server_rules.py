@@ -13,6 +13,7 @@ from the catalog and the exporter's collector table (served_names), as on the bo
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from dataclasses import dataclass
 
@@ -83,6 +84,23 @@ TARGET = 'instance="db1:9104", job="mysql"'
 REPLICA = 'instance="db2:9104", job="mysql", master_host="db1"'
 
 
+# Test values on either side of a threshold (per-minute increments for rates; ratios of 1000).
+def twice(limit: float) -> int:
+    return math.ceil(limit * 2)
+
+
+def half(limit: float) -> int:
+    return math.floor(limit / 2)
+
+
+def above(ratio: float) -> int:
+    return math.ceil(1000 * (1 + ratio) / 2)
+
+
+def below(ratio: float) -> int:
+    return math.floor(1000 * ratio / 2)
+
+
 def _labels(text: str) -> dict[str, str]:
     return dict(re.findall(r'(\w+)="([^"]*)"', text))
 
@@ -115,7 +133,8 @@ def _alerts(catalog: Catalog, t: Thresholds) -> list[Alert]:
         Alert("MySQLRestarted", f"{uptime} < {t.restarted_within_seconds}", "", "warning",
               "MySQL on {{ $labels.instance }} restarted recently",
               f"Uptime is below {t.restarted_within_seconds} seconds.",
-              {f"{uptime}{{{TARGET}}}": "60+60x4"}, {f"{uptime}{{{TARGET}}}": "86400+60x4"}, target),
+              {f"{uptime}{{{TARGET}}}": f"{t.restarted_within_seconds // 2}+60x4"},
+              {f"{uptime}{{{TARGET}}}": f"{t.restarted_within_seconds * 10}+60x4"}, target),
         Alert("MySQLReplicationIOThreadStopped", f"({io_new} or {io_old}) == 0", t.replication_thread_for,
               "critical", "Replication IO thread stopped on {{ $labels.instance }}",
               "The replica no longer receives the source's binary log (Slave_IO_Running / Replica_IO_Running).",
@@ -133,42 +152,44 @@ def _alerts(catalog: Catalog, t: Thresholds) -> list[Alert]:
               "pt-heartbeat lag on {{ $labels.instance }} is high",
               f"The newest pt-heartbeat row is more than {t.heartbeat_lag_seconds} s old.",
               {f"{heartbeat}{{{TARGET}}}": f"{t.heartbeat_lag_seconds * 2}x10"},
-              {f"{heartbeat}{{{TARGET}}}": "1x10"}, target),
+              {f"{heartbeat}{{{TARGET}}}": "0x10"}, target),
         Alert("MySQLConnectionsNearLimit", f"{connected} / {on} {max_conn} > {t.connections_used_ratio}", "5m",
               "warning", "MySQL on {{ $labels.instance }} is running out of connections",
               f"Threads_connected above {t.connections_used_ratio:.0%} of max_connections.",
-              {f"{connected}{{{TARGET}}}": "190x10", f"{max_conn}{{{TARGET}}}": "200x10"},
-              {f"{connected}{{{TARGET}}}": "20x10", f"{max_conn}{{{TARGET}}}": "200x10"}, target),
+              {f"{connected}{{{TARGET}}}": f"{above(t.connections_used_ratio)}x10", f"{max_conn}{{{TARGET}}}": "1000x10"},
+              {f"{connected}{{{TARGET}}}": f"{below(t.connections_used_ratio)}x10", f"{max_conn}{{{TARGET}}}": "1000x10"},
+              target),
         Alert("MySQLAbortedConnections", f"rate({aborted}[5m]) > {t.aborted_connects_per_second}", "5m",
               "warning", "Many aborted connections on {{ $labels.instance }}",
               f"Aborted_connects grows by more than {t.aborted_connects_per_second}/s "
               "(failed logins, handshake timeouts, bad packets).",
-              {f"{aborted}{{{TARGET}}}": f"0+{int(t.aborted_connects_per_second * 600)}x15"},
-              {f"{aborted}{{{TARGET}}}": "0+1x15"}, target),
+              {f"{aborted}{{{TARGET}}}": f"0+{twice(t.aborted_connects_per_second * 60)}x15"},
+              {f"{aborted}{{{TARGET}}}": f"0+{half(t.aborted_connects_per_second * 60)}x15"}, target),
         Alert("MySQLHistoryListLengthHigh", f"{history} > {t.history_list_length}", "15m", "warning",
               "InnoDB history list on {{ $labels.instance }} is long",
               f"More than {t.history_list_length} undo logs await purge: a long-running transaction "
               "or a purge that cannot keep up.",
               {f"{history}{{{TARGET}}}": f"{t.history_list_length * 2}x20"},
-              {f"{history}{{{TARGET}}}": "1000x20"}, target),
+              {f"{history}{{{TARGET}}}": f"{half(t.history_list_length)}x20"}, target),
         Alert("MySQLCheckpointAgeNearMax",
               f"({age} or {parsed_age}) / {on} ({age_max} or {parsed_max}) > {t.checkpoint_age_ratio}", "5m",
               "warning", "InnoDB checkpoint age on {{ $labels.instance }} is near its maximum",
               f"Checkpoint age above {t.checkpoint_age_ratio:.0%} of the maximum: InnoDB will soon stall "
               "writes to flush (the redo log is too small for the write load).",
-              {f"{age}{{{TARGET}}}": "90x10", f"{age_max}{{{TARGET}}}": "100x10"},
-              {f"{parsed_age}{{{TARGET}}}": "10x10", f"{parsed_max}{{{TARGET}}}": "100x10"}, target),
+              {f"{age}{{{TARGET}}}": f"{above(t.checkpoint_age_ratio)}x10", f"{age_max}{{{TARGET}}}": "1000x10"},
+              {f"{parsed_age}{{{TARGET}}}": f"{below(t.checkpoint_age_ratio)}x10",
+               f"{parsed_max}{{{TARGET}}}": "1000x10"}, target),
         Alert("MySQLInnoDBLogWaits", f"rate({log_waits}[5m]) > {t.log_waits_per_second}", "5m", "warning",
               "InnoDB waits for log buffer space on {{ $labels.instance }}",
               f"Innodb_log_waits grows by more than {t.log_waits_per_second}/s: innodb_log_buffer_size "
               "is too small.",
-              {f"{log_waits}{{{TARGET}}}": f"0+{max(1, int(t.log_waits_per_second * 600))}x15"},
-              {f"{log_waits}{{{TARGET}}}": "5x15"}, target),
+              {f"{log_waits}{{{TARGET}}}": f"0+{twice(t.log_waits_per_second * 60)}x15"},
+              {f"{log_waits}{{{TARGET}}}": f"0+{half(t.log_waits_per_second * 60)}x15"}, target),
         Alert("MySQLDeadlocksRising", f"rate({deadlocks}[5m]) * 60 > {t.deadlocks_per_minute}", "5m", "warning",
               "Deadlocks on {{ $labels.instance }} are rising",
               f"More than {t.deadlocks_per_minute} InnoDB deadlocks a minute.",
-              {f"{deadlocks}{{{TARGET}}}": f"0+{int(t.deadlocks_per_minute * 10)}x15"},
-              {f"{deadlocks}{{{TARGET}}}": "3x15"}, target),
+              {f"{deadlocks}{{{TARGET}}}": f"0+{twice(t.deadlocks_per_minute)}x15"},
+              {f"{deadlocks}{{{TARGET}}}": f"0+{half(t.deadlocks_per_minute)}x15"}, target),
         Alert("MySQLCollectorFailing", f"{success} == 0", t.collector_failing_for, "warning",
               "Collector {{ $labels.collector }} fails on {{ $labels.instance }}",
               "A source of the exporter fails at every scrape; see mysql_exporter_scrape_errors_total "
@@ -220,18 +241,20 @@ def _eval_minutes(duration: str) -> int:
     return (number * 60 if duration.endswith("h") else number) + 2
 
 
-def tests_document(catalog: Catalog) -> dict:
-    document = rules_document(catalog)
+def tests_document(catalog: Catalog, thresholds: Thresholds = Thresholds()) -> dict:
+    document = rules_document(catalog, thresholds)
     tests = []
-    for alert in _alerts(catalog, Thresholds()):
-        eval_time = f"{max(_eval_minutes(alert.duration), 6 if 'rate(' in alert.expr else 0)}m"
+    for alert in _alerts(catalog, thresholds):
+        minutes = _eval_minutes(alert.duration) + (5 if "rate(" in alert.expr else 0)
         for case, series, fires in (("fires", alert.firing, True), ("stays quiet", alert.quiet, False)):
             expected = [_expected(document, alert.name, alert.fired_labels)] if fires else []
             tests.append({
                 "name": f"{alert.name}: {case}",
                 "interval": "1m",
-                "input_series": [{"series": s, "values": v} for s, v in series.items()],
-                "alert_rule_test": [{"eval_time": eval_time, "alertname": alert.name, "exp_alerts": expected}],
+                # each series runs past the evaluation: its last "xN" repeat is stretched to fit
+                "input_series": [{"series": s, "values": re.sub(r"x\d+$", f"x{minutes + 1}", v)}
+                                 for s, v in series.items()],
+                "alert_rule_test": [{"eval_time": f"{minutes}m", "alertname": alert.name, "exp_alerts": expected}],
             })
     return {"rule_files": ["mysql.rules.yml"], "evaluation_interval": "1m", "tests": tests}
 

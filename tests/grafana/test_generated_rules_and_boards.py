@@ -49,6 +49,27 @@ def test_promtool_unit_tests_pass_and_cover_a_firing_and_a_quiet_case_per_alert(
         assert sorted(fired) == [False, True], alert
 
 
+@pytest.mark.parametrize("overrides", [
+    ["replication_lag_seconds=60", "heartbeat_lag_seconds=5", "connections_used_ratio=0.5",
+     "aborted_connects_per_second=0.05", "history_list_length=10000", "checkpoint_age_ratio=0.5",
+     "log_waits_per_second=0.01", "deadlocks_per_minute=0.5", "restarted_within_seconds=3600"],
+    ["replication_lag_seconds=7200", "heartbeat_lag_seconds=3600", "connections_used_ratio=0.98",
+     "aborted_connects_per_second=50", "history_list_length=50000000", "checkpoint_age_ratio=0.97",
+     "log_waits_per_second=20", "deadlocks_per_minute=100", "restarted_within_seconds=300",
+     "replication_thread_for=10m", "lag_for=30m", "collector_failing_for=15m", "down_for=5m"],
+])
+def test_other_thresholds_fire_and_stay_quiet_where_they_should(tmp_path, overrides):
+    """The promtool cases follow the thresholds, so the rules are tested at more than the defaults."""
+    thresholds = server_rules.parse_overrides(overrides)
+    catalog = load_catalog()
+    (tmp_path / "mysql.rules.yml").write_text(server_rules.render(server_rules.rules_document(catalog, thresholds)))
+    tests = tmp_path / "mysql.rules.test.yml"
+    tests.write_text(server_rules.render(server_rules.tests_document(catalog, thresholds)))
+    result = subprocess.run([_promtool(), "test", "rules", str(tests)], capture_output=True, text=True,
+                            timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_every_alert_has_summary_description_and_severity():
     for path in RULE_FILES:
         for group in yaml.safe_load((REPO / path).read_text())["groups"]:
