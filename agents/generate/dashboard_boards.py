@@ -161,7 +161,7 @@ def innodb(n: Names) -> BoardSpec:
             ("innodb_bp_size_pages", "innodb_bp_database_pages", "innodb_bp_free_pages", "innodb_bp_modified_pages")),
         PanelSpec("Buffer pool hit ratio", "timeseries", "percentunit", (_q(
             f"1 - {n.rate('status_innodb_buffer_pool_reads')} / "
-            f"{n.rate('status_innodb_buffer_pool_read_requests')}"),),
+            f"({n.rate('status_innodb_buffer_pool_read_requests')} > 0)"),),
             ("status_innodb_buffer_pool_reads", "status_innodb_buffer_pool_read_requests"),
             note="Hit ratio = 1 - disk reads / read requests over the interval; no value while nothing is read."),
         PanelSpec("Data pages per buffer pool", "timeseries", "short", (

@@ -172,7 +172,8 @@ def _alerts(catalog: Catalog, t: Thresholds) -> list[Alert]:
               {f"{history}{{{TARGET}}}": f"{t.history_list_length * 2}x20"},
               {f"{history}{{{TARGET}}}": f"{half(t.history_list_length)}x20"}, target),
         Alert("MySQLCheckpointAgeNearMax",
-              f"({age} or {parsed_age}) / {on} ({age_max} or {parsed_max}) > {t.checkpoint_age_ratio}", "5m",
+              f"({age} or {parsed_age}) / {on} (({age_max} or {parsed_max}) > 0) > {t.checkpoint_age_ratio}",
+              "5m",
               "warning", "InnoDB checkpoint age on {{ $labels.instance }} is near its maximum",
               f"Checkpoint age above {t.checkpoint_age_ratio:.0%} of the maximum: InnoDB will soon stall "
               "writes to flush (the redo log is too small for the write load).",
