@@ -49,9 +49,9 @@ def _mappings(spec: PanelSpec) -> list[ValueMap]:
         for i, (value, text, colour) in enumerate(spec.mappings)})]
 
 
-def _panel(catalog: Catalog, spec: PanelSpec):
+def _panel(catalog: Catalog, spec: PanelSpec, panel_id: int):
     builder = {"timeseries": timeseries.Panel, "stat": stat.Panel, "state": statetimeline.Panel}[spec.kind]()
-    builder = (builder.title(spec.title).description(description(catalog, spec)).unit(spec.unit)
+    builder = (builder.id(panel_id).title(spec.title).description(description(catalog, spec)).unit(spec.unit)
                .datasource(DATASOURCE).height(PANEL_HEIGHT).span(spec.width).no_value("no data"))
     for index, query in enumerate(spec.queries):
         builder = builder.with_target(prometheus.Dataquery().expr(query.expr).legend_format(query.legend)
@@ -97,8 +97,8 @@ def board_document(catalog: Catalog, spec: BoardSpec) -> dict:
                .editable())
     for variable in _variables():
         builder = builder.with_variable(variable)
-    for panel in spec.panels:
-        builder = builder.with_panel(_panel(catalog, panel))
+    for panel_id, panel in enumerate(spec.panels, start=1):  # stable ids: links to one panel survive updates
+        builder = builder.with_panel(_panel(catalog, panel, panel_id))
     document = json.loads(json.dumps(builder.build(), cls=JSONEncoder))
     for annotation in spec.annotations:
         built, extra = _annotation(catalog, annotation)

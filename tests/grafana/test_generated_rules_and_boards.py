@@ -113,6 +113,7 @@ def test_board_contract(path):
     variables = {v["name"]: v for v in board["templating"]["list"]}
     assert set(variables) == {"datasource", "job", "instance"}
     assert variables["datasource"]["query"] == "prometheus"
+    assert [panel["id"] for panel in board["panels"]] == list(range(1, len(board["panels"]) + 1))
     for panel in board["panels"]:
         assert panel["description"], panel["title"]
         assert panel["fieldConfig"]["defaults"]["unit"], panel["title"]
