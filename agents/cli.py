@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "agents.commands.agentx",
     "agents.commands.leak",
     "agents.commands.generate",
+    "agents.commands.rules",
 )
 
 

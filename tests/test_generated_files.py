@@ -1,5 +1,7 @@
 """The committed MIB, OpenNMS and alert-rule files are what the catalog generates."""
 
+import sys
+
 from agents.catalog import load_catalog
 from agents.cli import main
 from agents.generate import generated_files, stale_files
@@ -32,3 +34,13 @@ def test_generate_into_an_unwritable_root_is_one_line_and_exit_2(tmp_path, capsy
     err = capsys.readouterr().err
     assert "mysql-snmp generate:" in err and str(blocker) in err
     assert err.count("\n") == 1  # no traceback
+
+
+def test_generate_without_the_dashboard_builder_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch):
+    # Every import of the SDK fails, as when it is not installed (submodules an earlier test loaded too).
+    for name in [n for n in sys.modules if n.split(".")[0] == "grafana_foundation_sdk"] + ["grafana_foundation_sdk"]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.delitem(sys.modules, "agents.generate.dashboards", raising=False)
+    assert main(["generate", "--root", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err == "mysql-snmp generate: grafana_foundation_sdk is not installed; pip install 'mysql-snmp[generate]'\n"

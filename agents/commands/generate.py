@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 EPILOG = """\
-The MIB (mibs/), the OpenNMS thresholds and events (opennms/) and the Prometheus alert
-rules with their promtool tests (grafana/) are generated from agents/catalog.yaml and
-committed.  After editing the catalog:
+The MIB (mibs/), the OpenNMS thresholds and events (opennms/), the Grafana dashboards
+(grafana/dashboards/, built with the 'generate' extra) and the Prometheus rules with their
+promtool tests (grafana/rules/) are generated from agents/catalog.yaml and committed.  After editing the catalog:
 
   mysql-snmp generate            # rewrite what changed, list it
   mysql-snmp generate --check    # exit 1 and list the stale files (what CI runs)
@@ -22,7 +22,7 @@ cannot be read or written.
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "generate",
-        help="regenerate the MIB, OpenNMS and Prometheus files from the catalog",
+        help="regenerate the MIB, OpenNMS, Grafana and Prometheus files from the catalog",
         description="Write every file derived from the metric catalog, or check that the committed ones are current.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -46,6 +46,13 @@ def run(args) -> int:
             written = write_all(catalog, root)
     except OSError as exc:  # --root not writable, a file where a directory should be
         print(f"mysql-snmp generate: {exc.filename or root}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # the dashboards' builder is the optional extra "generate"
+        package = (exc.name or "").split(".")[0]
+        if package != "grafana_foundation_sdk":
+            raise
+        print(f"mysql-snmp generate: {package} is not installed; pip install 'mysql-snmp[generate]'",
+              file=sys.stderr)
         return 2
     if args.check:
         for path in stale:

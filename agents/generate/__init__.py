@@ -15,6 +15,8 @@ from agents.catalog import Catalog
 GENERATOR_MODULES = (
     "agents.generate.mib",
     "agents.generate.alert_rules",
+    "agents.generate.server_rules",
+    "agents.generate.dashboards",
     "agents.generate.opennms",
 )
 

@@ -22,8 +22,8 @@ import yaml
 
 from agents.catalog import Catalog
 
-RULES_PATH = "grafana/alerts/mysql-leak.rules.yml"
-TESTS_PATH = "grafana/alerts/mysql-leak.rules.test.yml"
+RULES_PATH = "grafana/rules/mysql-leak.rules.yml"
+TESTS_PATH = "grafana/rules/mysql-leak.rules.test.yml"
 MIB = 1024 * 1024
 
 
