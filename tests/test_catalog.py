@@ -350,12 +350,18 @@ def test_new_tree_names_follow_the_catalog_names(catalog):
 
 def test_notifications(catalog, document):
     notifications = {n["name"]: n for n in document["notifications"]}
-    assert set(notifications) == {"leakDetected", "leakCleared"}
-    for n in notifications.values():
+    assert set(notifications) == {"leakDetected", "leakCleared", "mysqlDown", "mysqlUp",
+                                  "replicationStopped", "replicationStarted"}
+    tables = {"leak": "myLeakTable", "mysql": None, "replication": "myReplicationChannelTable"}
+    for name, n in notifications.items():
         oid = parse_oid(n["oid"])
         assert oid[:-1] == catalog.new_root + (0,)
-        for name in n["objects"]:
-            assert catalog.by_name(name).snmp.table == "myLeakTable"
+        table = next(t for prefix, t in tables.items() if name.startswith(prefix))
+        for obj in n["objects"]:
+            assert catalog.by_name(obj).snmp.table == table, (name, obj)
+    # each "back to normal" notification clears the alarm of its "bad" twin
+    assert {n: d["clears"] for n, d in notifications.items() if "clears" in d} == {
+        "leakCleared": "leakDetected", "mysqlUp": "mysqlDown", "replicationStarted": "replicationStopped"}
     assert document["conformance_oid"] == "1.3.6.1.4.1.20267.200.4"
 
 

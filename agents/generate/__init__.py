@@ -16,6 +16,8 @@ GENERATOR_MODULES = (
     "agents.generate.mib",
     "agents.generate.alert_rules",
     "agents.generate.opennms",
+    "agents.generate.opennms_collection",
+    "agents.generate.opennms_graphs",
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
