@@ -111,9 +111,9 @@ NEW_REPORTS = (
            labels={"myInnodbTrxHistoryListLength": "Undo log records"}),
     Report("replicationlag", "Replication and Heartbeat Lag", ("mySlaveLag", "myHeartbeatLagSeconds"), vertical_label="seconds",
            labels={"mySlaveLag": "Seconds behind source", "myHeartbeatLagSeconds": "Heartbeat lag"}),
-    Report("replicationchannellag", "Replication Channel Lag", ("myReplicaSecondsBehindSource", "myReplicaSqlRemainingDelaySeconds"),
+    Report("replicationchannellag", "Replication Channel Lag", ("myReplicaSecondsBehindSource", "myReplicaSqlDelaySeconds"),
            labels={"myReplicaSecondsBehindSource": "Seconds behind source",
-                   "myReplicaSqlRemainingDelaySeconds": "Remaining delay"}),
+                   "myReplicaSqlDelaySeconds": "Configured delay"}),
     Report("replicationchannelthreads", "Replication Channel Threads", ("myReplicaIoRunning", "myReplicaSqlRunning"),
            vertical_label="running (1) or not",
            labels={"myReplicaIoRunning": "IO thread", "myReplicaSqlRunning": "SQL thread"}),
@@ -173,9 +173,9 @@ def _command(report: Report, columns: list[Collected]) -> list[str]:
             lines.append(f"CDEF:v{i}=raw{i},100,/")
         label = report.labels.get(column.snmp_name, _words(column.snmp_name)).ljust(width)
         lines.append(f'LINE2:v{i}#{COLORS[(i - 1) % len(COLORS)]}:"{label}"')
-        for cf in ("AVERAGE", "MIN", "MAX"):
-            lines.append(f"VDEF:v{i}{cf.lower()}=v{i},{cf}")
-        lines.append(f'GPRINT:v{i}average:"Avg\\\\: %8.2lf %s"')
+        for name, function in (("avg", "AVERAGE"), ("min", "MINIMUM"), ("max", "MAXIMUM")):  # rrdgraph_rpn VDEF
+            lines.append(f"VDEF:v{i}{name}=v{i},{function}")
+        lines.append(f'GPRINT:v{i}avg:"Avg\\\\: %8.2lf %s"')
         lines.append(f'GPRINT:v{i}min:"Min\\\\: %8.2lf %s"')
         lines.append(f'GPRINT:v{i}max:"Max\\\\: %8.2lf %s\\\\n"')
     return lines

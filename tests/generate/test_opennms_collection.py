@@ -78,7 +78,8 @@ def test_tables_are_resource_types_collected_for_all_instances(group, mibobjs):
         assert all(if_type == "all" for name, if_type, _ in mibobjs if name == opennms_collection.table_group(table))
     leak = resource_types["myLeakEntry"].find("d:storageStrategy", NS)
     assert leak.get("class").endswith("SiblingColumnStorageStrategy")
-    assert leak.find("d:parameter", NS).attrib == {"key": "sibling-column-name", "value": "myLeakSeriesName"}
+    assert [p.attrib for p in leak.findall("d:parameter", NS)] == [
+        {"key": "sibling-column-name", "value": "myLeakSeriesName"}, {"key": "replace-all", "value": "s/[^A-Za-z0-9_.-]/_/"}]
 
 
 def test_node_level_groups_and_the_net_snmp_system_definition(group, mibobjs):
