@@ -4,7 +4,10 @@ Per connection (RFC 2741 7.1): Open, Register every subtree, then answer request
 current ``MibView`` (never from MySQL) and Ping the master every ``ping_interval`` seconds.
 Whenever the master closes the socket, dies, restarts, answers a Ping too late or sends bytes
 that are not AgentX, the connection is dropped and made again after a back-off that starts
-at 0.1 s and doubles up to 5 s, re-registering each time.
+at 0.1 s and doubles up to 5 s, re-registering each time.  The back-off starts again from
+0.1 s only after a session stayed registered for ``healthy_after`` seconds: a master that
+accepts the registration and then breaks the session at once (garbage after every Register)
+is retried at the back-off's pace, not in a tight loop.
 """
 
 from __future__ import annotations
@@ -134,6 +137,7 @@ class AgentXSession:
         response_timeout: float = 5.0,
         backoff_initial: float = 0.1,
         backoff_max: float = 5.0,
+        healthy_after: float = 10.0,
         priority: int = 127,
     ) -> None:
         self.address = MasterAddress.parse(address) if isinstance(address, str) else address
@@ -145,6 +149,7 @@ class AgentXSession:
         self.response_timeout = response_timeout
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
+        self.healthy_after = healthy_after
         self.priority = priority
         self.stats = SessionStats()
         self.registered = asyncio.Event()
@@ -154,6 +159,8 @@ class AgentXSession:
         self._pending: dict[int, asyncio.Future] = {}
         self._packet_ids = itertools.count(1)
         self._started = time.monotonic()
+        self._registered_at: float | None = None
+        self._duplicate_warned = False
 
     # ------------------------------------------------------------------ public
 
@@ -170,11 +177,12 @@ class AgentXSession:
             except Exception as exc:  # a bug must cost a reconnection, not the agent
                 log.exception("AgentX session failed")
                 error = exc
-            was_registered = self.registered.is_set()
+            healthy = (self.registered.is_set() and self._registered_at is not None
+                       and time.monotonic() - self._registered_at >= self.healthy_after)
             self._drop_connection()
             if stop.is_set():
                 break
-            if was_registered:
+            if healthy:
                 delay, failures = self.backoff_initial, 0
             if isinstance(error, ProtocolError):
                 self.stats.protocol_errors += 1
@@ -237,9 +245,17 @@ class AgentXSession:
         self.session_id = opened.session_id
         for subtree in self.subtrees:
             reply = await self._request(Register(session_id=self.session_id, subtree=subtree, priority=self.priority))
+            if reply.error == ResponseError.DUPLICATE_REGISTRATION and not self._duplicate_warned:
+                # Another subagent holds this subtree at our priority: an operator has to act
+                # (stop it, or give one of them another priority); said once until it clears.
+                self._duplicate_warned = True
+                log.warning("AgentX master %s: %s is already registered by another subagent at priority %d; "
+                            "retrying", self.address, format_oid(subtree), self.priority)
             if reply.error != ResponseError.NO_ERROR:
                 raise SessionLost(f"Register {format_oid(subtree)} refused: {_error_name(reply.error)}")
         self.stats.registrations += 1
+        self._duplicate_warned = False
+        self._registered_at = time.monotonic()
         self.registered.set()
 
     async def _keep_alive(self, stop: asyncio.Event) -> None:
