@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 EPILOG = """\
-The MIB (mibs/), the OpenNMS thresholds and events (opennms/) and the Prometheus alert
-rules with their promtool tests (grafana/) are generated from agents/catalog.yaml and
-committed.  After editing the catalog:
+The MIB (mibs/), the OpenNMS data collection, graph reports, thresholds and events
+(opennms/) and the Prometheus alert rules with their promtool tests (grafana/) are
+generated from agents/catalog.yaml and committed.  After editing the catalog:
 
   mysql-snmp generate            # rewrite what changed, list it
   mysql-snmp generate --check    # exit 1 and list the stale files (what CI runs)
