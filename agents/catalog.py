@@ -93,6 +93,9 @@ class SnmpSpec:
     table: str | None = None  # columns: the conceptual table this column belongs to
     column: int | None = None
     legacy: LegacySnmp | None = None
+    # OpenNMS alias (RRD file and data source name) when the one derived from the name is not
+    # readable; see agents/generate/opennms_aliases.py.
+    opennms_alias: str | None = None
 
 
 @dataclass(frozen=True)
@@ -223,6 +226,7 @@ def _metric(raw: dict, legacy_root: tuple[int, ...]) -> Metric:
                 table=s.get("table"),
                 column=s.get("column"),
                 legacy=_legacy(s["legacy"], legacy_root, where) if s.get("legacy") else None,
+                opennms_alias=s.get("opennms_alias"),
             )
         prometheus = None
         if raw.get("prometheus"):

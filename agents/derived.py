@@ -57,11 +57,21 @@ def table_cache(status: Inputs, variables: Inputs) -> Value:
     return None
 
 
+def ibuf_merged_operations(status: Inputs, variables: Inputs) -> Value:
+    # What the status text's "merged operations: insert N, delete mark N, delete N" adds up to.
+    parts = [_number(status, key) for key in
+             ("Innodb_ibuf_merged_inserts", "Innodb_ibuf_merged_delete_marks", "Innodb_ibuf_merged_deletes")]
+    if any(part is None for part in parts):
+        return None
+    return sum(parts)
+
+
 # Keyed by ``source.key`` of catalog entries with ``source.from: derived``.
 DERIVATIONS: dict[str, Callable[[Inputs, Inputs], Value]] = {
     "key_buffer_bytes_used": key_buffer_bytes_used,
     "key_buffer_bytes_unflushed": key_buffer_bytes_unflushed,
     "table_cache": table_cache,
+    "ibuf_merged_operations": ibuf_merged_operations,
 }
 
 

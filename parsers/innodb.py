@@ -233,6 +233,11 @@ class _Parser:
             if "innodb_trx_lock_wait_seconds_max" in sums:
                 values["innodb_trx_lock_wait_seconds_max"] = sums["innodb_trx_lock_wait_seconds_max"]
                 values["innodb_trx_lock_wait_seconds_sum"] = sums["innodb_trx_lock_wait_seconds_sum"]
+            elif self._transaction_list_complete():
+                # Every waiting transaction prints "TRX HAS BEEN WAITING": a whole list without
+                # one means nothing waits, a real 0 (a list cut short by truncation proves nothing).
+                values["innodb_trx_lock_wait_seconds_max"] = 0
+                values["innodb_trx_lock_wait_seconds_sum"] = 0
         self._decode_trx_ids()
         self._derive_log()
         self._latest_event_flags()
@@ -241,6 +246,13 @@ class _Parser:
             values["innodb_status_truncated"] = int(truncated)
         return InnodbStatus(values=values, buffer_pools=state.pools, sections=tuple(self.sections),
                             truncated=truncated)
+
+    def _transaction_list_complete(self) -> bool:
+        """TRANSACTIONS was followed by another section, or the output ended where it should."""
+        position = self.sections.index(sections.TRANSACTIONS) if sections.TRANSACTIONS in self.sections else None
+        if position is None:
+            return False
+        return position < len(self.sections) - 1 or (self.ended and not self.cut_marker)
 
     def _decode_trx_ids(self) -> None:
         raw = self.state.raw_trx

@@ -1,18 +1,23 @@
-"""The asyncio side of the subagent: one connection to snmpd, kept alive for ever.
+"""The asyncio shell of the subagent: one connection to snmpd, kept alive for ever.
+
+The protocol itself (Open, Register, answering requests, matching answers to our requests)
+is the pure ``AgentXProtocol`` (agents/agentx/protocol.py); this module adds what needs I/O
+and a clock: the socket, timeouts, the Ping timer and the reconnection back-off.
 
 Per connection (RFC 2741 7.1): Open, Register every subtree, then answer requests from the
 current ``MibView`` (never from MySQL) and Ping the master every ``ping_interval`` seconds.
 Whenever the master closes the socket, dies, restarts, answers a Ping too late or sends bytes
 that are not AgentX, the connection is dropped and made again after a back-off that starts
-at 0.1 s and doubles up to 5 s, re-registering each time.
+at 0.1 s and doubles up to 5 s, re-registering each time.  The back-off starts again from
+0.1 s only after a session stayed registered for ``healthy_after`` seconds: a master that
+accepts the registration and then breaks the session at once (garbage after every Register)
+is retried at the back-off's pace, not in a tight loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import dataclasses
-import itertools
 import logging
 import time
 from dataclasses import dataclass
@@ -20,10 +25,11 @@ from typing import Callable, Sequence
 
 from agents.agentx import codec
 from agents.agentx.codec import (
-    Close, CloseReason, Decoder, Notify, Oid, Open, Ping, ProtocolError, Register, Response,
-    ResponseError, VarBind, VarType,
+    Close, CloseReason, Decoder, Notify, Oid, Ping, ProtocolError, Response, ResponseError, VarBind, VarType,
 )
-from agents.agentx.responder import answer
+from agents.agentx.protocol import (
+    AgentXProtocol, Answer, AnswerFailed, MasterClosed, NotRegistered, Refused, Registered,
+)
 from agents.agentx.view import MibView
 from agents.catalog import format_oid
 
@@ -134,6 +140,7 @@ class AgentXSession:
         response_timeout: float = 5.0,
         backoff_initial: float = 0.1,
         backoff_max: float = 5.0,
+        healthy_after: float = 10.0,
         priority: int = 127,
     ) -> None:
         self.address = MasterAddress.parse(address) if isinstance(address, str) else address
@@ -145,15 +152,20 @@ class AgentXSession:
         self.response_timeout = response_timeout
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
+        self.healthy_after = healthy_after
         self.priority = priority
         self.stats = SessionStats()
         self.registered = asyncio.Event()
         self.session_id: int | None = None
         self._connection: _MasterConnection | None = None
+        self._protocol: AgentXProtocol | None = None
+        self._handshake: asyncio.Future | None = None  # resolved with Registered or Refused
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: dict[int, asyncio.Future] = {}
-        self._packet_ids = itertools.count(1)
+        self._next_packet_id = 1  # packet ids keep growing across connections
         self._started = time.monotonic()
+        self._registered_at: float | None = None
+        self._duplicate_warned = False
 
     # ------------------------------------------------------------------ public
 
@@ -170,11 +182,12 @@ class AgentXSession:
             except Exception as exc:  # a bug must cost a reconnection, not the agent
                 log.exception("AgentX session failed")
                 error = exc
-            was_registered = self.registered.is_set()
+            healthy = (self.registered.is_set() and self._registered_at is not None
+                       and time.monotonic() - self._registered_at >= self.healthy_after)
             self._drop_connection()
             if stop.is_set():
                 break
-            if was_registered:
+            if healthy:
                 delay, failures = self.backoff_initial, 0
             if isinstance(error, ProtocolError):
                 self.stats.protocol_errors += 1
@@ -222,6 +235,8 @@ class AgentXSession:
         connection = _MasterConnection(loop, self._dispatch)
         await asyncio.wait_for(self.address.connect(loop, lambda: connection), self.response_timeout)
         self._connection = connection
+        self._protocol = AgentXProtocol(self.subtrees, agent_id=self.agent_id, description=self.description,
+                                        priority=self.priority, first_packet_id=self._next_packet_id)
         self.stats.connects += 1
         await self._open_and_register()
         log.info("AgentX session %d registered %d subtree(s) with %s",
@@ -231,15 +246,29 @@ class AgentXSession:
             await self._close(CloseReason.SHUTDOWN)
 
     async def _open_and_register(self) -> None:
-        opened = await self._request(Open(id=self.agent_id, description=self.description))
-        if opened.error != ResponseError.NO_ERROR:
-            raise SessionLost(f"Open refused: {_error_name(opened.error)}")
-        self.session_id = opened.session_id
-        for subtree in self.subtrees:
-            reply = await self._request(Register(session_id=self.session_id, subtree=subtree, priority=self.priority))
-            if reply.error != ResponseError.NO_ERROR:
-                raise SessionLost(f"Register {format_oid(subtree)} refused: {_error_name(reply.error)}")
+        self._handshake = asyncio.get_running_loop().create_future()
+        self._send(self._protocol.open())
+        closed = self._connection.closed
+        # Open, then one Register at a time: each answer within response_timeout
+        timeout = self.response_timeout * (1 + len(self.subtrees))
+        done, _ = await asyncio.wait({self._handshake, closed}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if self._handshake not in done:
+            if closed in done:
+                closed.result()
+            raise asyncio.TimeoutError(f"Open and Register not answered within {timeout:.1f} s")
+        outcome = self._handshake.result()
+        if isinstance(outcome, Refused):
+            if outcome.error == ResponseError.DUPLICATE_REGISTRATION and not self._duplicate_warned:
+                # Another subagent holds this subtree at our priority: an operator has to act
+                # (stop it, or give one of them another priority); said once until it clears.
+                self._duplicate_warned = True
+                log.warning("AgentX master %s: %s is already registered by another subagent at priority %d; "
+                            "retrying", self.address, outcome.what.removeprefix("Register "), self.priority)
+            raise SessionLost(f"{outcome.what} refused: {_error_name(outcome.error)}")
+        self.session_id = outcome.session_id
         self.stats.registrations += 1
+        self._duplicate_warned = False
+        self._registered_at = time.monotonic()
         self.registered.set()
 
     async def _keep_alive(self, stop: asyncio.Event) -> None:
@@ -269,46 +298,47 @@ class AgentXSession:
 
     def _dispatch(self, pdu: codec.Pdu) -> None:
         """Called for each PDU as it is decoded; requests are answered before the next read."""
-        if isinstance(pdu, Response):
-            future = self._pending.pop(pdu.packet_id, None)
-            if future is not None and not future.done():
-                future.set_result(pdu)
-            return
-        if isinstance(pdu, Close):
-            raise SessionLost(f"master closed the session ({pdu.reason.name})")
-        self.stats.requests += 1
-        try:
-            reply = answer(pdu, self.view_provider())
-            data = codec.encode(reply) if reply is not None else None
-        except Exception:  # a bug in one answer must not take the agent down
-            log.exception("failed to answer %s", type(pdu).__name__)
-            reply = Response(session_id=pdu.session_id, transaction_id=pdu.transaction_id,
-                             packet_id=pdu.packet_id, network_byte_order=pdu.network_byte_order,
-                             error=ResponseError.GEN_ERR)
-            data = codec.encode(reply)
-        if data is not None:
-            self._write(data)
-        elif not isinstance(pdu, codec.CleanupSet):
-            log.debug("ignoring unexpected %s from the master", type(pdu).__name__)
+        if self._protocol is None:
+            raise SessionLost("PDU after the connection was dropped")
+        if not isinstance(pdu, (Response, Close)):
+            self.stats.requests += 1
+        replies, events = self._protocol.receive(pdu, self.view_provider())
+        for reply in replies:
+            self._send(reply)
+        for event in events:
+            if isinstance(event, Answer):
+                future = self._pending.pop(event.packet_id, None)
+                if future is not None and not future.done():
+                    future.set_result(event.response)
+            elif isinstance(event, (Registered, Refused)):
+                if self._handshake is not None and not self._handshake.done():
+                    self._handshake.set_result(event)
+            elif isinstance(event, MasterClosed):
+                raise SessionLost(f"master closed the session ({_close_reason(event.reason)})")
+            elif isinstance(event, AnswerFailed):
+                log.error("failed to answer %s", type(event.request).__name__, exc_info=event.error)
 
     # ------------------------------------------------------------------ writing
 
-    def _write(self, data: bytes) -> None:
+    def _send(self, pdu: codec.Pdu) -> None:
         if self._connection is None or self._connection.closed.done():
             raise SessionLost("not connected")
-        self._connection.transport.write(data)
+        self._connection.transport.write(codec.encode(pdu))
 
     async def _request(self, pdu: codec.Pdu, timeout: float | None = None) -> Response:
-        if self._connection is None:
+        if self._connection is None or self._protocol is None:
             raise SessionLost("not connected")
         closed = self._connection.closed
         timeout = timeout or self.response_timeout
-        packet_id = next(self._packet_ids) & 0xFFFFFFFF
-        pdu = dataclasses.replace(pdu, packet_id=packet_id)
+        try:
+            pdu = self._protocol.request(pdu)
+        except NotRegistered as exc:
+            raise SessionLost(str(exc)) from None
+        packet_id = pdu.packet_id
         future = asyncio.get_running_loop().create_future()
         self._pending[packet_id] = future
         try:
-            self._write(codec.encode(pdu))
+            self._send(pdu)
             done, _ = await asyncio.wait({future, closed}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
             if future in done:
                 if future.cancelled():
@@ -319,6 +349,7 @@ class AgentXSession:
             raise asyncio.TimeoutError(f"no answer to {type(pdu).__name__} within {timeout:.1f} s")
         finally:
             self._pending.pop(packet_id, None)
+            self._protocol.forget(packet_id)
 
     def _drop_connection(self) -> None:
         self.registered.clear()
@@ -326,10 +357,21 @@ class AgentXSession:
             self.stats.disconnects += 1
             self._connection.close()
         self._connection = None
+        if self._protocol is not None:
+            self._next_packet_id = self._protocol.next_packet_id
+        self._protocol = None
+        self._handshake = None
         self.session_id = None
         for future in self._pending.values():
             future.cancel()
         self._pending.clear()
+
+
+def _close_reason(reason: int) -> str:
+    try:
+        return CloseReason(reason).name
+    except ValueError:
+        return f"reason {reason}"
 
 
 def _error_name(error: int) -> str:

@@ -126,6 +126,9 @@ def build_agent(args, hooks=()) -> Agent:
                               collector.settings.target)
     session = AgentXSession(address, refresher.current_view, [legacy_root, new_root],
                             agent_id=legacy_root[:-1], ping_interval=args.ping_interval)
+    from agents.agentx.state_notifications import state_notification_hook
+
+    refresher.published.append(state_notification_hook(session, catalog))
     detector = None
     if args.leak:
         from agents.leak.notifications import leak_notification_hooks

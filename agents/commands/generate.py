@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 EPILOG = """\
-The MIB (mibs/), the OpenNMS thresholds and events (opennms/), the Grafana dashboards
-(grafana/dashboards/, built with the 'generate' extra) and the Prometheus rules with their
-promtool tests (grafana/rules/) are generated from agents/catalog.yaml and committed.  After editing the catalog:
+The MIB (mibs/), the OpenNMS data collection, graph reports, thresholds and events
+(opennms/), the Grafana dashboards (grafana/dashboards/, built with the 'generate' extra) and
+the Prometheus rules with their promtool tests (grafana/rules/) are generated from
+agents/catalog.yaml and committed.  After editing the catalog:
 
   mysql-snmp generate            # rewrite what changed, list it
   mysql-snmp generate --check    # exit 1 and list the stale files (what CI runs)

@@ -18,6 +18,8 @@ GENERATOR_MODULES = (
     "agents.generate.server_rules",
     "agents.generate.dashboards",
     "agents.generate.opennms",
+    "agents.generate.opennms_collection",
+    "agents.generate.opennms_graphs",
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -29,6 +29,7 @@ NOTIFICATIONS_NODE = "myNotifications"
 CONFORMANCE_NODE = "myConformance"
 # MIB revisions, newest first; add one here when the MIB changes in a way a manager should see.
 REVISIONS = (
+    ("202612010000Z", "Notifications mysqlDown, mysqlUp, replicationStopped and replicationStarted."),
     ("202611290000Z", "Generated from the mysql-snmp catalog: the original objects unchanged "
                       "(myInnoDBSemWaitTime spelled right), a new tree for everything else, "
                       "conceptual tables, leak notifications and conformance statements."),
@@ -194,7 +195,7 @@ def _conformance(module: _Module, notifications: list[dict], conformance: tuple[
         members = ", ".join(n["name"] for n in notifications)
         module.chunks.append(
             f"myNotificationGroup NOTIFICATION-GROUP\n    NOTIFICATIONS {{ {members} }}\n    STATUS      current\n"
-            f"    DESCRIPTION\n{_description('Notifications of the leak detector.')}\n"
+            f"    DESCRIPTION\n{_description('Notifications of the agent: leaks, server reachability, replication threads.')}\n"
             f"    ::= {{ myGroups {len(group_names) + 1} }}"
         )
     mandatory = [g for g in group_names if g in ("myAgentGroup", "myLegacyGroup")]

@@ -1,17 +1,18 @@
-"""OpenNMS leak thresholds and the events for the MIB's notifications.
+"""OpenNMS thresholds and the events for the MIB's notifications.
 
-- ``opennms/thresholds-mysql-leak.xml``: a thresholding group on the leak table
-  (valid against OpenNMS's thresholding.xsd): state leaking, suspect for half an hour,
-  fast growth, and a forecast of less than a week until the memory limit.
+- ``opennms/thresholds-mysql.xml``: thresholding groups (valid against OpenNMS's
+  thresholding.xsd) for the leak table (state leaking, suspect for half an hour, fast growth,
+  a forecast of less than a week until the memory limit), the replication channels (IO or
+  SQL thread stopped, lag) and connection saturation; ``opennms/threshd-configuration.mysql-snmp.xml``
+  the package that applies them to the SNMP service.
 - ``opennms/events/MYSQL-SERVER-MIB.events.xml``: one event per catalog notification,
   masked on the trap OID as OpenNMS sees an SNMPv2 trap (RFC 3584 section 3.2: the
   enterprise is the OID without its last sub-identifier, and without the ``.0`` before
-  it; the specific type is the last sub-identifier).  A ``...Cleared`` notification
-  clears the alarm of its ``...Detected`` twin, keyed by the series (first varbind).
+  it; the specific type is the last sub-identifier).  A notification with ``clears: X`` in
+  the catalog clears the alarm of X, keyed by its first varbind (series, channel).
 
-Data source names: the leak table is collected as resource type ``myLeakEntry``; RRD data
-source names are limited to 19 characters, so the long column names get the aliases in
-LEAK_ALIASES (a datacollection group for the table must use the same aliases).
+Data source names are the aliases of the generated datacollection group
+(agents/generate/opennms_collection.py), looked up by MIB object.
 """
 
 from __future__ import annotations
@@ -19,73 +20,110 @@ from __future__ import annotations
 from xml.sax.saxutils import escape, quoteattr
 
 from agents.catalog import Catalog, format_oid, parse_oid
+from agents.generate.opennms_collection import Collected, by_snmp_name
 
-THRESHOLDS_PATH = "opennms/thresholds-mysql-leak.xml"
+THRESHOLDS_PATH = "opennms/thresholds-mysql.xml"
+THRESHD_PATH = "opennms/threshd-configuration.mysql-snmp.xml"
 EVENTS_PATH = "opennms/events/MYSQL-SERVER-MIB.events.xml"
 UEI_PREFIX = "uei.opennms.org/mysql-snmp"
-LEAK_TABLE = "myLeakTable"
-RRD_NAME_LIMIT = 19
-
-# catalog name -> RRD data source alias
-LEAK_ALIASES = {
-    "leak_state": "myLeakState",
-    "leak_growth_bytes_per_hour": "myLeakGrowthBph",
-    "leak_time_to_limit_seconds": "myLeakTimeToLimit",
-}
+NODE_RESOURCE = "node"
+THRESHOLD_NAMESPACE = "http://xmlns.opennms.org/xsd/config/thresholding"
 
 SEVERITIES = {"critical": "Critical", "major": "Major", "minor": "Minor", "warning": "Warning",
               "normal": "Normal", "cleared": "Cleared", "indeterminate": "Indeterminate"}
 
 MIB_NAME = "MYSQL-SERVER-MIB"
+MIB = 1024 * 1024
 
 
-def _alias(catalog: Catalog, name: str) -> str:
-    metric = catalog.by_name(name)
-    if metric.snmp is None or metric.snmp.table != LEAK_TABLE:
-        raise ValueError(f"{name} is not a column of {LEAK_TABLE} in the catalog")
-    alias = LEAK_ALIASES[name]
-    if len(alias) > RRD_NAME_LIMIT:
-        raise ValueError(f"alias {alias} longer than {RRD_NAME_LIMIT} characters")
-    return alias
+def _number(value: float) -> str:
+    return f"{value:.17g}"
+
+
+def _element(tag: str, description: str, kind: str, column: Collected, target: tuple[str, str], value: float,
+             rearm: float, trigger: int) -> str:
+    # OpenNMS's standard threshold UEIs (high/lowThresholdExceeded, ...Rearmed) are used, so
+    # no extra event definitions are needed for these.
+    attributes = [
+        ("description", description), ("type", kind), ("ds-type", column.resource_type or NODE_RESOURCE), target,
+        ("value", _number(value)), ("rearm", _number(rearm)), ("trigger", str(trigger)),
+    ]
+    return f"    <{tag} " + " ".join(f"{k}={quoteattr(v)}" for k, v in attributes) + "/>\n"
+
+
+def _threshold(description: str, kind: str, column: Collected, value: float, rearm: float, trigger: int) -> str:
+    return _element("threshold", description, kind, column, ("ds-name", column.alias), value, rearm, trigger)
+
+
+def _expression(description: str, kind: str, columns: list[Collected], template: str, value: float, rearm: float,
+                trigger: int) -> str:
+    expression = template.format(*(c.alias for c in columns))
+    return _element("expression", description, kind, columns[0], ("expression", expression), value, rearm, trigger)
+
+
+def threshold_groups(catalog: Catalog) -> dict[str, str]:
+    """group name -> its threshold elements."""
+    c = by_snmp_name(catalog)
+    state, rate, ttl = c["myLeakState"], c["myLeakGrowthBytesPerHour"], c["myLeakTimeToLimitSeconds"]
+    io, sql, lag = c["myReplicaIoRunning"], c["myReplicaSqlRunning"], c["myReplicaSecondsBehindSource"]
+    connected, limit = c["myThreadsConnected"], c["myMaxConnections"]
+    return {
+        "mysql-leak": (
+            _threshold("leak detector state leaking (2)", "high", state, 1.5, 0.5, 1)
+            + _threshold("leak detector state suspect (1) or worse for 6 polls", "high", state, 0.5, 0.25, 6)
+            + _threshold("series grows faster than 64 MiB/h", "high", rate, 64 * MIB, 16 * MIB, 2)
+            + _expression("memory limit reached within a week at the current rate (days)", "low", [ttl],
+                          "{0} / 86400", 7, 14, 2)
+        ),
+        "mysql-replication": (
+            _threshold("replication IO thread stopped", "low", io, 0, 1, 1)
+            + _threshold("replication SQL thread stopped", "low", sql, 0, 1, 1)
+            + _threshold("replica more than 5 minutes behind its source", "high", lag, 300, 60, 2)
+        ),
+        "mysql-connections": (
+            _expression("connections above 85% of max_connections", "high", [connected, limit],
+                        "{0} / {1} * 100", 85, 75, 2)
+        ),
+    }
+
+
+HEADER = "Generated by `mysql-snmp generate` from agents/catalog.yaml (agents/generate/opennms.py); do not edit."
 
 
 def thresholds_xml(catalog: Catalog) -> str:
-    resource = catalog.tables[LEAK_TABLE].entry_name
-    state = _alias(catalog, "leak_state")
-    rate = _alias(catalog, "leak_growth_bytes_per_hour")
-    ttl = _alias(catalog, "leak_time_to_limit_seconds")
-
-    # OpenNMS's standard threshold UEIs (high/lowThresholdExceeded, ...Rearmed) are used,
-    # so no extra event definitions are needed for these.
-    def element(tag: str, description: str, kind: str, target: tuple[str, str], value: float, rearm: float,
-                trigger: int) -> str:
-        attributes = [
-            ("description", description), ("type", kind), ("ds-type", resource), target,
-            ("value", f"{value:.17g}"), ("rearm", f"{rearm:.17g}"), ("trigger", str(trigger)),
-        ]
-        return f"    <{tag} " + " ".join(f"{k}={quoteattr(v)}" for k, v in attributes) + "/>\n"
-
-    mib = 1024 * 1024
-    body = (
-        element("threshold", "leak detector state leaking (2)", "high", ("ds-name", state),
-                1.5, 0.5, 1)
-        + element("threshold", "leak detector state suspect (1) or worse for 6 polls", "high",
-                  ("ds-name", state), 0.5, 0.25, 6)
-        + element("threshold", "series grows faster than 64 MiB/h", "high", ("ds-name", rate),
-                  64 * mib, 16 * mib, 2)
-        + element("expression", "memory limit reached within a week at the current rate (days)", "low",
-                  ("expression", f"{ttl} / 86400"), 7, 14, 2)
+    groups = "".join(
+        f'  <group name="{name}" rrdRepository="/var/lib/opennms/rrd/snmp/">\n{body}  </group>\n'
+        for name, body in threshold_groups(catalog).items()
     )
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
-        "<!-- Generated by `mysql-snmp generate` from agents/catalog.yaml (agents/generate/opennms.py); do not edit.\n"
-        f"     Merge the group into thresholds.xml and collect {LEAK_TABLE} as resource type {resource}\n"
-        f"     with the data source aliases {', '.join(LEAK_ALIASES.values())}. -->\n"
-        '<thresholding-config xmlns="http://xmlns.opennms.org/xsd/config/thresholding">\n'
-        '  <group name="mysql-leak" rrdRepository="/var/lib/opennms/rrd/snmp/">\n'
-        f"{body}"
-        "  </group>\n"
+        f"<!-- {HEADER}\n"
+        "     Merge the groups into etc/thresholds.xml, and the package of threshd-configuration.mysql-snmp.xml\n"
+        "     into etc/threshd-configuration.xml.  Data sources: opennms/datacollection/mysql-snmp.xml. -->\n"
+        f'<thresholding-config xmlns="{THRESHOLD_NAMESPACE}">\n'
+        f"{groups}"
         "</thresholding-config>\n"
+    )
+
+
+def threshd_xml(catalog: Catalog) -> str:
+    parameters = "".join(
+        f'      <parameter key="thresholding-group" value="{name}"/>\n' for name in threshold_groups(catalog)
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f"<!-- {HEADER}\n"
+        "     Merge the package into etc/threshd-configuration.xml (narrow its filter to your MySQL hosts). -->\n"
+        f'<threshd-configuration xmlns="{THRESHOLD_NAMESPACE}" threads="5">\n'
+        '  <package name="mysql-snmp">\n'
+        "    <filter>IPADDR != '0.0.0.0'</filter>\n"
+        '    <include-range begin="1.1.1.1" end="254.254.254.254"/>\n'
+        '    <include-range begin="::1" end="ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"/>\n'
+        '    <service name="SNMP" interval="300000" user-defined="false" status="on">\n'
+        f"{parameters}"
+        "    </service>\n"
+        "  </package>\n"
+        "</threshd-configuration>\n"
     )
 
 
@@ -106,9 +144,10 @@ def _event(catalog: Catalog, notification: dict, clears: str | None) -> str:
     parms = ", ".join(f"{obj}=%parm[#{i}]%" for i, obj in enumerate(objects, start=1))
     severity = SEVERITIES.get(str(notification.get("severity", "indeterminate")).lower(), "Indeterminate")
     uei = f"{UEI_PREFIX}/{name}"
-    reduction = f"{uei}:%dpname%:%nodeid%:%parm[#1]%"
+    # The first varbind's OID carries the row (series, channel), or .0 for a node-wide state.
+    reduction = f"{uei}:%dpname%:%nodeid%:%parm[name-#1]%"
     if clears:
-        cleared_key = f"{UEI_PREFIX}/{clears}:%dpname%:%nodeid%:%parm[#1]%"
+        cleared_key = f"{UEI_PREFIX}/{clears}:%dpname%:%nodeid%:%parm[name-#1]%"
         alarm = (f'    <alarm-data reduction-key={quoteattr(reduction)} alarm-type="2" '
                  f'clear-key={quoteattr(cleared_key)} auto-clean="false"/>\n')
     else:
@@ -137,8 +176,10 @@ def events_xml(catalog: Catalog) -> str:
     events = []
     for notification in notifications:
         name = notification["name"]
-        twin = name[: -len("Cleared")] + "Detected" if name.endswith("Cleared") else None
-        events.append(_event(catalog, notification, twin if twin in names else None))
+        clears = notification.get("clears")
+        if clears is not None and clears not in names:
+            raise ValueError(f"notification {name} clears {clears}, which is not a notification of the catalog")
+        events.append(_event(catalog, notification, clears))
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         "<!-- Generated by `mysql-snmp generate` from agents/catalog.yaml (agents/generate/opennms.py); do not edit.\n"
@@ -150,4 +191,5 @@ def events_xml(catalog: Catalog) -> str:
 
 
 def outputs(catalog: Catalog) -> dict[str, str]:
-    return {THRESHOLDS_PATH: thresholds_xml(catalog), EVENTS_PATH: events_xml(catalog)}
+    return {THRESHOLDS_PATH: thresholds_xml(catalog), THRESHD_PATH: threshd_xml(catalog),
+            EVENTS_PATH: events_xml(catalog)}

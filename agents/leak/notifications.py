@@ -18,9 +18,8 @@ import logging
 from typing import TYPE_CHECKING, Callable
 
 from agents.agentx.codec import VarBind
-from agents.agentx.tableindex import encode_index
-from agents.agentx.view import wire_value
-from agents.catalog import Catalog, parse_oid
+from agents.agentx.notification_varbinds import notification_message
+from agents.catalog import Catalog
 from agents.leak.series_detector import LEAKING, OK, LeakEvent
 from agents.snapshot import Snapshot, labels_of
 
@@ -48,21 +47,7 @@ def notification_for(event: LeakEvent, snapshot: Snapshot, catalog: Catalog) -> 
     name = notification_name(event)
     if name is None:
         return None
-    definition = next((n for n in catalog.extra.get("notifications") or () if n["name"] == name), None)
-    if definition is None:
-        raise KeyError(f"notification {name} is not in the catalog")
-    row = labels_of(series=event.series)
-    varbinds = []
-    for object_name in definition.get("objects") or ():
-        metric = catalog.by_name(object_name)
-        table = catalog.tables[metric.snmp.table]
-        value = (snapshot.series.get(object_name) or {}).get(row)
-        wire = wire_value(metric.snmp.type, value, metric.unit) if value is not None else None
-        if wire is None:
-            continue
-        oid = table.oid + (1, metric.snmp.column) + encode_index(table, row)
-        varbinds.append(VarBind(wire[0], oid, wire[1]))
-    return parse_oid(definition["oid"]), varbinds
+    return notification_message(catalog, name, snapshot, labels_of(series=event.series))
 
 
 def leak_notification_hooks(

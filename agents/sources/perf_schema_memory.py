@@ -44,6 +44,8 @@ class PerfSchemaMemory(Scraper):
         result = SourceResult(raw={"perf_schema_memory": rows})
         for row in rows:
             labels = labels_of(event_name=row["event_name"])
+            # the index as a column too: managers (OpenNMS) name the row after it
+            result.series.setdefault("event_name", {})[labels] = row["event_name"]
             for column in SERIES_COLUMNS:
                 if row.get(column) is not None:
                     result.series.setdefault(column, {})[labels] = int(row[column])

@@ -112,6 +112,19 @@ def test_key_buffer_and_table_cache_derivations():
                                "key_buffer_bytes_unflushed": 3 * 1024, "table_cache": 64}
 
 
+def test_ibuf_merged_operations_add_up_the_three_merged_kinds():
+    catalog = small_catalog(metric("ibuf_merged_operations", "derived", "ibuf_merged_operations"))
+    snapshot = Snapshot(target="t")
+    snapshot.raw["global_status"] = {"Innodb_ibuf_merged_inserts": 7, "Innodb_ibuf_merged_delete_marks": 5,
+                                     "Innodb_ibuf_merged_deletes": 2, "Innodb_ibuf_merges": 4}
+    apply_derivations(catalog, snapshot, {})
+    assert snapshot.values == {"ibuf_merged_operations": 14}
+    del snapshot.raw["global_status"]["Innodb_ibuf_merged_deletes"]  # MySQL: no such variables
+    snapshot.values.clear()
+    apply_derivations(catalog, snapshot, {})
+    assert snapshot.values == {}
+
+
 def test_derivations_absent_when_an_input_is_missing():
     catalog = small_catalog(metric("key_buffer_bytes_used", "derived", "key_buffer_bytes_used"),
                             metric("table_cache", "derived", "table_cache"))

@@ -502,3 +502,17 @@ def test_float_tokens_must_be_plain_ascii_decimals():
     assert to_float("0.57,") == 0.57 and to_float("12") == 12.0
     assert to_float("1\u0662") is None  # Arabic-Indic digit two: float() would read 12.0
     assert to_float("1_000") is None  # float() would read 1000.0
+
+
+def test_a_whole_transaction_list_without_a_waiting_transaction_is_a_lock_wait_of_0():
+    # Every waiting transaction prints "TRX HAS BEEN WAITING"; none in a complete list is a real 0.
+    for name in ("show-engine-innodb-status-fresh.txt", "datadog-integrations-core-innodb_status_mysql_80.txt",
+                 "innotop-innodb-status-001.txt"):
+        values = parse(name).values
+        assert "TRX HAS BEEN WAITING" not in read_corpus(name)
+        assert values["innodb_trx_lock_wait_seconds_sum"] == values["innodb_trx_lock_wait_seconds_max"] == 0, name
+    # A list the server cut short proves nothing: absent, not 0.
+    text = read_corpus("show-engine-innodb-status-fresh.txt")
+    cut = text[: text.index("LIST OF TRANSACTIONS FOR EACH SESSION") + 60]
+    assert "innodb_trx_lock_wait_seconds_sum" not in parse_innodb_status(cut).values
+    assert parse("datadog-integrations-core-innodb_status_mysql_84.txt").values["innodb_trx_lock_wait_seconds_sum"] == 23

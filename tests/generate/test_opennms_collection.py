@@ -1,0 +1,118 @@
+"""The generated OpenNMS data collection: valid, the original's aliases kept, new aliases sound."""
+
+import csv
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from agents.catalog import load_catalog, parse_catalog
+from agents.generate import opennms_collection
+from agents.generate.opennms_aliases import ALIAS_LIMIT, AliasError, abbreviate, all_aliases
+
+REPO = Path(__file__).resolve().parents[2]
+NS = {"d": opennms_collection.NAMESPACE}
+# The original collected these two gauges as Counter64 (its RRD files hold COUNTER data
+# sources, which OpenNMS keeps writing); new installations get them as the gauges they are.
+TYPE_CORRECTIONS = {"myInnoDBSemWaits": "Gauge64", "myInooDBSemWaitTime": "Gauge64"}  # TSV spelling
+
+
+@pytest.fixture(scope="module")
+def group():
+    return ET.parse(REPO / opennms_collection.GROUP_PATH).getroot()
+
+
+@pytest.fixture(scope="module")
+def mibobjs(group):
+    return [(g.get("name"), g.get("ifType"), o.attrib) for g in group.findall("d:group", NS)
+            for o in g.findall("d:mibObj", NS)]
+
+
+@pytest.mark.parametrize("path", [opennms_collection.GROUP_PATH, opennms_collection.SNIPPET_PATH])
+def test_validates_against_the_opennms_schema(shared_dir, path):
+    schema = shared_dir / "schemas" / "opennms" / "datacollection-config.xsd"
+    result = subprocess.run(["xmllint", "--noout", "--schema", str(schema), str(REPO / path)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert f"{REPO / path} validates" in result.stderr
+
+
+def test_the_originals_objects_keep_alias_oid_and_type(shared_dir, mibobjs):
+    with open(shared_dir / "reference" / "mysql-snmp-legacy-objects.tsv") as f:
+        rows = [r for r in csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t")]
+    collected = {o["alias"]: (group, o) for group, _, o in mibobjs}
+    originals = [r for r in rows if r["opennms_alias"]]
+    assert len(originals) == 150
+    for row in originals:
+        group, obj = collected[row["opennms_alias"]]
+        assert group == opennms_collection.LEGACY_GROUP
+        assert (obj["oid"], obj["instance"]) == ("." + row["oid"], "0")
+        assert obj["type"] == TYPE_CORRECTIONS.get(row["name"], row["opennms_type"]), row["name"]
+
+
+def test_aliases_are_short_unique_and_64_bit_where_the_value_is(mibobjs):
+    aliases = [o["alias"] for _, _, o in mibobjs]
+    assert len(aliases) == len(set(aliases)) > 1000
+    assert all(re.fullmatch(r"[A-Za-z0-9_]{1,19}", a) for a in aliases)
+    catalog = load_catalog()
+    by_oid = {"." + ".".join(map(str, m.snmp.oid)): m for m in catalog if m.snmp and m.snmp.oid}
+    for group, _, obj in mibobjs:
+        metric = by_oid.get(obj["oid"])
+        if metric is None or group == opennms_collection.LEGACY_GROUP:
+            continue
+        if metric.snmp.type == "Counter64":
+            assert obj["type"] == ("Counter64" if metric.kind == "counter" else "Gauge64"), metric.name
+    assert {"myKeyReadRequests64", "myLeakGrowthBph", "myLeakTimeToLimit"} <= set(aliases)
+
+
+def test_tables_are_resource_types_collected_for_all_instances(group, mibobjs):
+    catalog = load_catalog()
+    resource_types = {r.get("name"): r for r in group.findall("d:resourceType", NS)}
+    for table in catalog.tables.values():
+        assert table.entry_name in resource_types
+        columns = [o for name, if_type, o in mibobjs if name == opennms_collection.table_group(table)]
+        assert len(columns) == len(catalog.table_columns(table.name))
+        assert {o["instance"] for o in columns} == {table.entry_name}
+        assert all(if_type == "all" for name, if_type, _ in mibobjs if name == opennms_collection.table_group(table))
+    leak = resource_types["myLeakEntry"].find("d:storageStrategy", NS)
+    assert leak.get("class").endswith("SiblingColumnStorageStrategy")
+    assert [p.attrib for p in leak.findall("d:parameter", NS)] == [
+        {"key": "sibling-column-name", "value": "myLeakSeriesName"}, {"key": "replace-all", "value": "s/[^A-Za-z0-9_.-]/_/"}]
+
+
+def test_node_level_groups_and_the_net_snmp_system_definition(group, mibobjs):
+    groups = [g.get("name") for g in group.findall("d:group", NS)]
+    system = group.find("d:systemDef", NS)
+    assert system.findtext("d:sysoidMask", namespaces=NS) == ".1.3.6.1.4.1.8072.3."
+    assert [e.text for e in system.findall("d:collect/d:includeGroup", NS)] == groups
+    scalars = {o["oid"] for name, if_type, o in mibobjs if if_type == "ignore"}
+    catalog = load_catalog()
+    assert scalars >= {"." + ".".join(map(str, m.snmp.oid)) for m in catalog if m.snmp and m.snmp.oid}
+
+
+def test_abbreviation_keeps_short_names_and_is_stable():
+    assert abbreviate("myKeyReads64") == "myKeyReads64"
+    for name in ("myStatusInnodbScrubBackgroundPageSplitFailuresUnderflow", "myInnodbPoolEvictedWithoutAccessPerSecond",
+                 "myStatusComDropSpatialReferenceSystem"):
+        alias = abbreviate(name)
+        assert len(alias) <= ALIAS_LIMIT and alias.startswith("my") and alias == abbreviate(name)
+    assert abbreviate("myInnodbMemDictionaryBytes") == "myInnodbMemDictB"  # words shortened from the right
+
+
+def test_two_objects_deriving_one_alias_fail_generation():
+    document = {
+        "module": "M", "enterprise_oid": "1.3.6.1.4.1.1", "legacy_root": "1.3.6.1.4.1.1.1.1",
+        "new_root": "1.3.6.1.4.1.1.1.2",
+        "metrics": [
+            {"name": n, "help": "h", "kind": "gauge", "source": {"from": "derived"},
+             "snmp": {"name": s, "type": "Gauge32", "oid": f"1.3.6.1.4.1.1.1.2.1.{i}"}}
+            for i, (n, s) in enumerate((("a", "myStatusInnodbDataRead"), ("b", "myStatusInnodbDataReadsXx")), 1)
+        ],
+    }
+    catalog = parse_catalog(document)
+    assert len(all_aliases(catalog)) == 2
+    document["metrics"][1]["snmp"]["opennms_alias"] = abbreviate("myStatusInnodbDataRead")
+    with pytest.raises(AliasError, match="used by myStatusInnodbDataRead and myStatusInnodbDataReadsXx"):
+        all_aliases(parse_catalog(document))
