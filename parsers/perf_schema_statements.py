@@ -54,7 +54,9 @@ def events_statements_sum_values(rows: Iterable[Mapping]) -> dict[str, float]:
             value = number(folded.get(column))
             if value is None:  # SUM() over an empty table is NULL
                 continue
-            if column == "sum_timer_wait":
+            if column == "count_star":
+                values["perf_schema_events_statements_sum_count"] = value
+            elif column == "sum_timer_wait":
                 values["perf_schema_events_statements_sum_timer_wait_seconds"] = value * PICOSECONDS
             elif column == "sum_lock_time":
                 values["perf_schema_events_statements_sum_lock_time_picoseconds"] = value
