@@ -308,9 +308,31 @@ def test_tables_a_server_lacks_are_skipped_once_with_the_reason(workload, reader
         baseline = plain_connection.statements
         plain.scrape()
         assert sent_again == plain_connection.statements - baseline
+    # A table the server lacks is no scrape error (mysqld_exporter's rule for optional tables).
+    assert second.value("mysql_exporter_last_scrape_error") == 0.0
     errors = second.samples["mysql_exporter_scrape_errors_total"]
     assert {dict(labels)["reason"] for labels in errors if dict(labels)["collector"] in
             {flag[2:] for flag in flags}} == {"unsupported"}
+
+
+def test_response_time_plugin_not_loaded_is_skipped_once(mariadb, make_monitoring_user):
+    """On by default, as upstream: a server without the plugin skips it, with the reason, and no error."""
+    user = make_monitoring_user(mariadb)
+    with running_exporter(f"--config.my-cnf={user.my_cnf}", "--no-collect.host") as exporter:
+        first = exporter.scrape()
+        collector = exporter.app.default_target().collector
+        status = collector.connection.statements
+        exporter.scrape()
+        second_statements = collector.connection.statements - status
+        disabled = collector._disabled["query_response_time"]
+    assert first.value("mysql_exporter_collector_success", collector="collect.info_schema.query_response_time") == 0
+    assert first.value("mysql_exporter_last_scrape_error") == 0.0
+    assert "QUERY_RESPONSE_TIME" in disabled.error and disabled.reason == "unsupported"
+    assert not first.names("mysql_info_schema_query_response_time")
+    assert first.has("mysql_info_schema_innodb_cmp_compress_ops_total")
+    # The second scrape sends the other default collectors' statements only: status, variables,
+    # InnoDB status, replica status, INNODB_CMP, INNODB_CMPMEM.
+    assert second_statements == 6
 
 
 def go_collector_flags() -> list[str]:
