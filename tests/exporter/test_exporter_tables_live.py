@@ -6,13 +6,11 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import time
 
 import pytest
-from exporter_harness import RunningExporter, Scrape, running_exporter
+from exporter_harness import Scrape, running_exporter, scrape_go_exporter
 
 from agents.exporter.collectors import UNSUPPORTED_COLLECTORS
-from agents.throwaway import free_loopback_port
 from tests.support import create_monitoring_user
 
 pytestmark = pytest.mark.live
@@ -337,8 +335,8 @@ def test_response_time_plugin_not_loaded_is_skipped_once(mariadb, make_monitorin
 
 def go_collector_flags() -> list[str]:
     """Every collector flag of the installed Go exporter (boolean --collect.X, as its --help lists them)."""
-    text = subprocess.run([GO_EXPORTER, "--help"], capture_output=True, text=True).stderr
-    text += subprocess.run([GO_EXPORTER, "--help"], capture_output=True, text=True).stdout
+    answer = subprocess.run([GO_EXPORTER, "--help"], capture_output=True, text=True)
+    text = answer.stdout + answer.stderr  # kingpin prints its help on stderr
     names = sorted(set(re.findall(r"--\[no-\]collect\.([a-z_.]+)\s", text))
                    | set(re.findall(r"--collect\.([a-z_.]+)\s", text)))
     # Options with values (--collect.X=...) are printed with "=": those are not collectors.
@@ -354,25 +352,9 @@ def test_every_family_the_go_exporter_serves_is_served(workload, reader):
         pytest.skip(f"{GO_EXPORTER} not installed (apt-get install prometheus-mysqld-exporter)")
     collectors = go_collector_flags()
     assert len(collectors) >= 30, collectors
-    port = free_loopback_port()
     assert "mysql.user.privileges" in collectors  # a boolean option, listed with the collectors
     go_flags = [f"--collect.{name}" for name in collectors]
-    process = subprocess.Popen([GO_EXPORTER, f"--web.listen-address=127.0.0.1:{port}",
-                                f"--config.my-cnf={reader.my_cnf}", *go_flags],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        go_exporter = RunningExporter(f"http://127.0.0.1:{port}", app=None)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                theirs = go_exporter.scrape()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the Go exporter did not answer"
-                time.sleep(0.1)
-    finally:
-        process.terminate()
-        process.wait()
+    theirs = scrape_go_exporter(GO_EXPORTER, reader.my_cnf, go_flags)
     ours_flags = [flag for flag in go_flags if flag[len("--collect."):] not in UNSUPPORTED_COLLECTORS]
     with running_exporter(f"--config.my-cnf={reader.my_cnf}", "--no-collect.host", *ours_flags) as exporter:
         ours = exporter.scrape()
