@@ -3,6 +3,8 @@
 On by default in the exporter, as in mysqld_exporter.  The tables exist only while the plugin is
 loaded (Percona Server; MariaDB's query_response_time plugin): without it the
 first statement fails with "unknown table" and the source is skipped, once.
+A missing READ or WRITE table is remembered the same way, so what the source
+sends is known before it runs (it is pipelined with the other sources).
 """
 
 import time
@@ -23,7 +25,6 @@ TABLES = (
 class QueryResponseTime(TableSource):
     name = "query_response_time"
     description = "query response time histograms (information_schema.QUERY_RESPONSE_TIME plugin)"
-    pipelined = False  # the READ/WRITE tables are read only when the main one exists
     grant = "PROCESS"
 
     # A READ/WRITE table found missing is not asked for again for this long (as the collector
@@ -34,20 +35,25 @@ class QueryResponseTime(TableSource):
         super().__init__(options)
         self._missing_until: dict[str, float] = {}
 
-    def statement(self, server):
-        return f"SELECT TIME, COUNT, TOTAL FROM information_schema.{TABLES[0][1]}"
+    def _asked(self) -> list[tuple[int, str, str]]:
+        """(index, catalog name, statement) of the tables to read this time."""
+        now = time.monotonic()
+        return [(index, name, f"SELECT TIME, COUNT, TOTAL FROM information_schema.{table}")
+                for index, (name, table) in enumerate(TABLES)
+                if index == 0 or self._missing_until.get(table, 0.0) <= now]
+
+    def statements(self, server):
+        return tuple(statement for _, _, statement in self._asked())
 
     def collect(self, conn, server, context=None):
         result = SourceResult()
-        for index, (name, table) in enumerate(TABLES):
-            if self._missing_until.get(table, 0.0) > time.monotonic():
-                continue
+        for index, name, statement in self._asked():
             try:
-                rows = conn.query(f"SELECT TIME, COUNT, TOTAL FROM information_schema.{table}").dicts()
+                rows = conn.query(statement).dicts()
             except QueryError as exc:
                 if index == 0 or exc.reason != "unsupported":
                     raise
-                self._missing_until[table] = time.monotonic() + self.retry_missing_seconds
+                self._missing_until[TABLES[index][1]] = time.monotonic() + self.retry_missing_seconds
                 continue
             result.values[name] = response_time_histogram(rows)
         return result

@@ -270,6 +270,13 @@ def test_moving_counters_lie_between_two_reads(workload, reader, statement, fami
 def test_query_response_time_is_a_histogram(workload, reader):
     with running_exporter(f"--config.my-cnf={reader.my_cnf}", "--no-collect.host") as exporter:
         scrape = exporter.scrape()
+        connection = exporter.app.default_target().collector.connection
+        sent = connection.statements
+        failed = connection.failed_statements
+        again = exporter.scrape()
+        # Status, variables, InnoDB status, replica status, INNODB_CMP, INNODB_CMPMEM, QUERY_RESPONSE_TIME.
+        assert connection.statements - sent == 7 and connection.failed_statements == failed
+    assert again.value("mysql_exporter_collector_success", collector="collect.info_schema.query_response_time") == 1
     assert scrape.types["mysql_info_schema_query_response_time_seconds"] == "histogram"
     buckets = scrape.samples["mysql_info_schema_query_response_time_seconds_bucket"]
     bounds = [dict(labels)["le"] for labels in buckets]
