@@ -28,7 +28,8 @@ from agents.snapshot import Labels, ServerInfo, Value
 from parsers.status import parse_status_rows
 
 # Order matters: later scrapers may read what earlier ones put in ``context``
-# (host/process need the server's pid_file from global_variables).
+# (host/process need the server's pid_file from global_variables), and consecutive
+# pipelined scrapers share one round trip (the psutil ones come last so as not to split it).
 SCRAPER_MODULES = (
     "agents.sources.global_status",
     "agents.sources.global_variables",
@@ -40,8 +41,6 @@ SCRAPER_MODULES = (
     "agents.sources.perf_schema_memory",
     "agents.sources.slave_hosts",
     "agents.sources.heartbeat",
-    "agents.sources.host",
-    "agents.sources.process",
     # mysqld_exporter's table collectors (agents/sources/table_source.py): not collected unless asked
     # for (the exporter's collector flags; innodb_cmp, innodb_cmpmem, query_response_time by default).
     "agents.sources.innodb_cmp",
@@ -68,6 +67,8 @@ SCRAPER_MODULES = (
     "agents.sources.perf_schema_group_members",
     "agents.sources.perf_schema_group_member_stats",
     "agents.sources.perf_schema_applier_workers",
+    "agents.sources.host",
+    "agents.sources.process",
 )
 
 
