@@ -73,6 +73,7 @@ SOURCES = (
     "perf_schema_group_members",
     "perf_schema_group_member_stats",
     "perf_schema_applier_workers",
+    "rocksdb_perf_context",
 )
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 

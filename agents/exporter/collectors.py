@@ -139,6 +139,8 @@ COLLECTORS: tuple[ExporterCollector, ...] = (
          "Collect metrics from performance_schema.replication_group_member_stats"),
         ("perf_schema.replication_applier_status_by_worker", "perf_schema_applier_workers", False,
          "Collect metrics from performance_schema.replication_applier_status_by_worker"),
+        ("info_schema.rocksdb_perf_context", "rocksdb_perf_context", False,
+         "Collect metrics from information_schema.ROCKSDB_PERF_CONTEXT"),
     )),
     ExporterCollector(
         "host", "Collect load, memory and I/O of the database host and the mysqld process (mysql_host_*, "

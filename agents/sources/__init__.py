@@ -67,6 +67,7 @@ SCRAPER_MODULES = (
     "agents.sources.perf_schema_group_members",
     "agents.sources.perf_schema_group_member_stats",
     "agents.sources.perf_schema_applier_workers",
+    "agents.sources.rocksdb_perf_context",
     "agents.sources.host",
     "agents.sources.process",
 )

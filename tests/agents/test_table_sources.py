@@ -30,7 +30,7 @@ def test_every_table_source_feeds_its_own_catalog_entries_and_is_off_outside_the
     from agents.catalog import load_catalog
 
     catalog = load_catalog()
-    assert len(table_sources()) == 24
+    assert len(table_sources()) == 25
     for name in table_sources():
         cls = scraper_classes()[name]
         assert cls.catalog_kind == name and not cls.enabled_by_default and cls.takes_options

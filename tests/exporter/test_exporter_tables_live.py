@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from exporter_harness import Scrape, running_exporter, scrape_go_exporter
 
 from agents.exporter.collectors import UNSUPPORTED_COLLECTORS
+from agents.throwaway import ThrowawayMariaDB
 from tests.support import create_monitoring_user
 
 pytestmark = pytest.mark.live
@@ -397,3 +399,40 @@ def test_promtool_accepts_every_table_collector(workload, reader):
                 "mysql_sys_", "mysql_mysql_")
     flagged = {line.split()[0] for line in result.stderr.decode().splitlines() if line}
     assert {name for name in flagged if not name.startswith(upstream)} == set()
+
+
+ROCKSDB_PLUGIN = Path("/usr/lib/mysql/plugin/ha_rocksdb.so")
+
+
+@pytest.fixture(scope="module")
+def mariadb_rocksdb():
+    if not ROCKSDB_PLUGIN.exists():
+        pytest.skip(f"{ROCKSDB_PLUGIN} absent (apt-get install mariadb-plugin-rocksdb)")
+    server = ThrowawayMariaDB(server_id=12, extra_args=("--plugin-load-add=ha_rocksdb",))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop(remove=True)
+
+
+def test_rocksdb_perf_context_agrees_with_sql(mariadb_rocksdb, tmp_path):
+    server = mariadb_rocksdb
+    server.execute("CREATE DATABASE r", "CREATE TABLE r.kv (id INT PRIMARY KEY, v INT) ENGINE=ROCKSDB",
+                   "INSERT INTO r.kv VALUES (1, 1), (2, 2), (3, 3)", "SELECT * FROM r.kv WHERE id = 2")
+    user = create_monitoring_user(server, tmp_path, READ_ALL_GRANTS)
+    with running_exporter(f"--config.my-cnf={user.my_cnf}", "--no-collect.host",
+                          "--collect.info_schema.rocksdb_perf_context") as exporter:
+        scrape = exporter.scrape()
+    assert scrape.value("mysql_exporter_collector_success", collector="collect.info_schema.rocksdb_perf_context") == 1
+    rows = sql_rows(server, "SELECT STAT_TYPE, VALUE FROM information_schema.ROCKSDB_PERF_CONTEXT"
+                            " WHERE TABLE_SCHEMA = 'r' AND TABLE_NAME = 'kv'")
+    values = {row["stat_type"]: row["value"] for row in rows}
+    assert len(values) > 40  # the table's own counters and timers
+    served = {name: scrape.value(f"mysql_info_schema_rocksdb_perf_context_{name}", schema="r", table="kv", part="")
+              for name in ("user_key_comparison_count", "get_from_memtable_count", "io_bytes_read",
+                           "key_lock_wait_count", "bloom_memtable_miss_count")}
+    # r.kv is idle between the scrape and the read: each counter served is the table's value.
+    assert served == {name: values[name.upper()] for name in served}
+    assert scrape.types["mysql_info_schema_rocksdb_perf_context_io_bytes_read"] == "unknown"  # upstream: no _total
+    assert not scrape.names("mysql_info_schema_rocksdb_perf_context_block_read_time")  # timers are not served

@@ -241,3 +241,18 @@ def test_group_replication_and_applier_workers():
     assert timestamp_seconds("2024-05-01 12:00:00.500000") == expected
     assert timestamp_seconds(None) == 0.0 and timestamp_seconds("garbage") == 0.0
     assert not math.isnan(timestamp_seconds(moment))
+
+
+def test_rocksdb_perf_context_keeps_the_known_counters():
+    from parsers.rocksdb_perf_context import rocksdb_perf_context_series
+
+    rows = [{"TABLE_SCHEMA": "r", "TABLE_NAME": "t", "PARTITION_NAME": "", "STAT_TYPE": "IO_BYTES_READ", "VALUE": 512},
+            {"TABLE_SCHEMA": "r", "TABLE_NAME": "t", "PARTITION_NAME": "p1", "STAT_TYPE": "BLOCK_READ_COUNT",
+             "VALUE": 3},
+            {"TABLE_SCHEMA": "r", "TABLE_NAME": "t", "PARTITION_NAME": "", "STAT_TYPE": "BLOCK_READ_TIME", "VALUE": 9},
+            {"TABLE_SCHEMA": "r", "TABLE_NAME": "t", "PARTITION_NAME": "", "STAT_TYPE": "KEY_LOCK_WAIT_COUNT",
+             "VALUE": None}]
+    assert rocksdb_perf_context_series(rows) == {
+        "rocksdb_perf_context_io_bytes_read": {labels(schema="r", table="t", part=""): 512},
+        "rocksdb_perf_context_block_read_count": {labels(schema="r", table="t", part="p1"): 3},
+    }
