@@ -32,7 +32,7 @@ SNMP_TYPES = (
     "OCTET STRING",
     "DisplayString",
 )
-PROMETHEUS_TYPES = ("counter", "gauge", "untyped", "info", "histogram")
+PROMETHEUS_TYPES = ("counter", "gauge", "untyped", "info", "histogram", "summary")
 SOURCES = (
     "global_status",
     "global_variables",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, NamedTuple
 
-from parsers.table_rows import PICOSECONDS, Field, Series, folded_rows, number, series_from_rows
+from parsers.table_rows import PICOSECONDS, Field, Series, folded_rows, label_text, number, series_from_rows
 
 DIGEST_LABELS = {"schema": "schema_name", "digest": "digest", "digest_text": "digest_text"}
 DIGEST_FIELDS = (
@@ -34,13 +34,41 @@ SUM_COLUMNS = (
 )
 
 
+class Summary(NamedTuple):
+    count: int
+    sum: float
+    quantiles: tuple[tuple[str, float], ...]  # (quantile label, value)
+
+
+# MySQL 8.0.28+ QUANTILE_<n> columns (picoseconds).  mysqld_exporter labels them quantile="95",
+# "99", "999" (not 0.95 ...): kept, so existing queries find them.
+QUANTILES = (("95", "quantile_95"), ("99", "quantile_99"), ("999", "quantile_999"))
+
+
 def events_statements_series(rows: Iterable[Mapping]) -> Series:
-    """Rows of the digest table; SCHEMA_NAME NULL (statements outside any schema) is ``NONE``."""
+    """Rows of the digest table; SCHEMA_NAME NULL (statements outside any schema) is ``NONE``.
+
+    With QUANTILE_95/99/999 (MySQL 8.0.28+) each digest also gets a latency summary.
+    """
     rows = folded_rows(rows)
     for row in rows:
         if row.get("schema_name") is None:
             row["schema_name"] = "NONE"
-    return series_from_rows(rows, DIGEST_LABELS, DIGEST_FIELDS)
+    series = series_from_rows(rows, DIGEST_LABELS, DIGEST_FIELDS)
+    for row in rows:
+        summary = _latency(row)
+        if summary is not None:
+            labels = tuple(sorted((label, label_text(row.get(column))) for label, column in DIGEST_LABELS.items()))
+            series.setdefault("perf_schema_events_statements_latency_seconds", {})[labels] = summary
+    return series
+
+
+def _latency(row: Mapping) -> Summary | None:
+    count, total = number(row.get("count_star")), number(row.get("sum_timer_wait"))
+    quantiles = tuple((label, number(row.get(column))) for label, column in QUANTILES)
+    if count is None or total is None or any(value is None for _, value in quantiles):
+        return None
+    return Summary(int(count), total * PICOSECONDS, tuple((label, value * PICOSECONDS) for label, value in quantiles))
 
 
 def events_statements_sum_values(rows: Iterable[Mapping]) -> dict[str, float]:

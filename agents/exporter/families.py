@@ -72,6 +72,24 @@ def histogram_family(export: "_Export", value: object) -> Metric | None:
                                  sum_value=total * export.scale)
 
 
+def summary_family(export: "_Export", series: dict) -> Metric | None:
+    """Labelled summaries (``count``, ``sum``, ``quantiles`` of (quantile label, value)) as one family."""
+    family = Metric(export.prometheus_name, export.help, "summary")
+    for labels, value in series.items():
+        try:
+            quantiles = [(str(quantile), float(number)) for quantile, number in value.quantiles]
+            count, total = float(value.count), float(value.sum)
+        except (AttributeError, TypeError, ValueError):
+            continue  # not a summary: nothing to serve rather than a wrong shape
+        by_name = dict(labels)
+        base = {label: by_name.get(label, "") for label in export.labels}
+        for quantile, number in quantiles:
+            family.add_sample(export.prometheus_name, {**base, "quantile": quantile}, number * export.scale)
+        family.add_sample(export.prometheus_name + "_count", base, count)
+        family.add_sample(export.prometheus_name + "_sum", base, total * export.scale)
+    return family if family.samples else None
+
+
 def exposed_names(family: Metric) -> tuple[str, ...]:
     """The sample names a family puts on the wire (a counter family "x" writes "x_total")."""
     if family.type == "counter":
@@ -80,6 +98,8 @@ def exposed_names(family: Metric) -> tuple[str, ...]:
         return family.name, family.name + "_info"
     if family.type == "histogram":
         return family.name, family.name + "_bucket", family.name + "_sum", family.name + "_count"
+    if family.type == "summary":
+        return family.name, family.name + "_sum", family.name + "_count"
     return (family.name,)
 
 
@@ -131,6 +151,12 @@ def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
         if export.labels:
             series = snapshot.series.get(export.name)
             if not series:
+                continue
+            if export.prometheus_type == "summary":
+                summary = summary_family(export, series)
+                if summary is not None:
+                    families.append(summary)
+                    taken.update(exposed_names(summary))
                 continue
             family = _FAMILY_TYPES[export.prometheus_type](export.prometheus_name, export.help,
                                                            labels=list(export.labels))

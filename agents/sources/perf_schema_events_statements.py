@@ -19,8 +19,9 @@ class PerfSchemaEventsStatements(TableSource):
     def statement(self, server):
         options = self.options
         excluded = ", ".join(sql_text(schema) for schema in ALWAYS_EXCLUDED + options.events_statements_exclude_schemas)
-        # SUM_LOCK_TIME is in every version; SUM_CPU_TIME came with MySQL 8.0.28.
-        cpu = ", SUM_CPU_TIME" if server.flavour != "mariadb" and server.version >= (8, 0, 28) else ""
+        # SUM_LOCK_TIME is in every version; SUM_CPU_TIME and the QUANTILE columns came with MySQL 8.0.28.
+        recent = server.flavour != "mariadb" and server.version >= (8, 0, 28)
+        cpu = ", SUM_CPU_TIME, QUANTILE_95, QUANTILE_99, QUANTILE_999" if recent else ""
         return (
             f"SELECT SCHEMA_NAME, DIGEST, LEFT(DIGEST_TEXT, {int(options.events_statements_digest_text_limit)})"
             f" AS DIGEST_TEXT, COUNT_STAR, SUM_TIMER_WAIT, SUM_LOCK_TIME{cpu}, SUM_ERRORS, SUM_WARNINGS,"

@@ -74,7 +74,7 @@ def test_tablespace_statement_per_server():
 def test_events_statements_options_and_cpu_time():
     default = source("perf_schema_events_statements").statement(MYSQL_80)
     assert "LEFT(DIGEST_TEXT, 120)" in default and "INTERVAL 86400 SECOND" in default and default.endswith("LIMIT 250")
-    assert "SUM_CPU_TIME" in default
+    assert "SUM_CPU_TIME" in default and "QUANTILE_999" in default
     assert "SUM_CPU_TIME" not in source("perf_schema_events_statements").statement(MARIADB_1011)
     assert "SUM_CPU_TIME" not in source("perf_schema_events_statements").statement(ServerInfo("mysql", (8, 0, 27), "x"))
     narrowed = source("perf_schema_events_statements", events_statements_limit=5, events_statements_timelimit=60,

@@ -256,3 +256,18 @@ def test_rocksdb_perf_context_keeps_the_known_counters():
         "rocksdb_perf_context_io_bytes_read": {labels(schema="r", table="t", part=""): 512},
         "rocksdb_perf_context_block_read_count": {labels(schema="r", table="t", part="p1"): 3},
     }
+
+
+def test_events_statements_latency_summary_on_mysql_8_0_28():
+    from parsers.perf_schema_statements import Summary
+
+    row = {"SCHEMA_NAME": "shop", "DIGEST": "cd34", "DIGEST_TEXT": "SELECT ?", "COUNT_STAR": 10,
+           "SUM_TIMER_WAIT": 5 * 10**12, "SUM_CPU_TIME": 10**12, "QUANTILE_95": 10**9, "QUANTILE_99": 2 * 10**9,
+           "QUANTILE_999": 3 * 10**9}
+    series = events_statements_series([row])
+    key = labels(schema="shop", digest="cd34", digest_text="SELECT ?")
+    assert series["perf_schema_events_statements_cpu_time_seconds"] == {key: 1.0}
+    assert series["perf_schema_events_statements_latency_seconds"] == {
+        key: Summary(10, 5.0, (("95", 0.001), ("99", 0.002), ("999", 0.003)))}
+    without = {k: v for k, v in row.items() if not k.startswith("QUANTILE")}
+    assert "perf_schema_events_statements_latency_seconds" not in events_statements_series([without])
