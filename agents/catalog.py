@@ -32,7 +32,7 @@ SNMP_TYPES = (
     "OCTET STRING",
     "DisplayString",
 )
-PROMETHEUS_TYPES = ("counter", "gauge", "untyped", "info")
+PROMETHEUS_TYPES = ("counter", "gauge", "untyped", "info", "histogram", "summary")
 SOURCES = (
     "global_status",
     "global_variables",
@@ -48,6 +48,32 @@ SOURCES = (
     "derived",
     "leak",
     "agent",
+    # mysqld_exporter's table collectors: one source each (agents/sources/<name>.py)
+    "innodb_cmp",
+    "innodb_cmpmem",
+    "query_response_time",
+    "auto_increment",
+    "info_schema_tables",
+    "innodb_tablespaces",
+    "table_statistics",
+    "schema_statistics",
+    "user_statistics",
+    "client_statistics",
+    "replica_host",
+    "mysql_user",
+    "sys_user_summary",
+    "perf_schema_events_statements",
+    "perf_schema_events_statements_sum",
+    "perf_schema_events_waits",
+    "perf_schema_file_events",
+    "perf_schema_file_instances",
+    "perf_schema_table_io_waits",
+    "perf_schema_index_io_waits",
+    "perf_schema_table_lock_waits",
+    "perf_schema_group_members",
+    "perf_schema_group_member_stats",
+    "perf_schema_applier_workers",
+    "rocksdb_perf_context",
 )
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 

@@ -41,6 +41,7 @@ from agents.sources import (
     scraper_classes,
 )
 from agents.sources.local_mysqld import LocalMysqld
+from agents.sources.options import SourceOptions
 
 if TYPE_CHECKING:
     from agents.sources.heartbeat import HeartbeatOptions
@@ -87,6 +88,7 @@ class Collector:
         host_metrics: str = "auto",
         disabled_retry_seconds: float = 3600.0,
         connection: MySQLConnection | None = None,
+        source_options: SourceOptions | None = None,
     ):
         if host_metrics not in HOST_METRICS_MODES:
             raise ValueError(f"host_metrics must be one of {HOST_METRICS_MODES}, not {host_metrics!r}")
@@ -108,6 +110,7 @@ class Collector:
         )
         self.local_mysqld = LocalMysqld(settings, host_metrics)
         # Ordered as SCRAPER_MODULES: host/process read the pid_file that global_variables found.
+        self.source_options = source_options or SourceOptions()
         self.scrapers: dict[str, Scraper] = {
             name: self._build(cls, heartbeat) for name, cls in classes.items() if name in names
         }
@@ -122,6 +125,8 @@ class Collector:
             return cls(heartbeat)
         if issubclass(cls, LocalScraper):
             return cls(self.local_mysqld)
+        if cls.takes_options:
+            return cls(self.source_options)
         return cls()
 
     @property

@@ -28,6 +28,22 @@ def mariadb():
         server.stop(remove=True)
 
 
+# What mysqld_exporter's table collectors read: userstat's tables and the query response time
+# plugin (shipped with Debian's mariadb-server, loaded here); performance_schema is on already.
+TABLE_COLLECTOR_ARGS = ("--userstat=1", "--plugin-load-add=query_response_time", "--query-response-time-stats=ON")
+
+
+@pytest.fixture(scope="session")
+def mariadb_tables():
+    """A private MariaDB primary for the table collectors: as ``mariadb``, plus userstat and query_response_time."""
+    server = ThrowawayMariaDB(server_id=11, extra_args=TABLE_COLLECTOR_ARGS)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop(remove=True)
+
+
 @pytest.fixture(scope="session")
 def mariadb_replica(mariadb):
     """A second MariaDB replicating from ``mariadb`` with GTID (MASTER_USE_GTID=slave_pos)."""

@@ -65,6 +65,7 @@ class ExporterApp:
             lock_wait_timeout=self.config.lock_wait_timeout,
             heartbeat=heartbeat,
             host_metrics="auto" if "host" in names else "off",
+            source_options=self.config.source_options,
         )
 
     def _target(self, name: str, settings: ConnectionSettings, observers=()) -> Target:

@@ -18,6 +18,7 @@ from agents.exporter.families import catalog_families, exposed_names
 from agents.exporter.targets import (
     ScrapeOutcome,
     TargetCounters,
+    absent_here,
     collector_ok,
     collector_statuses,
     not_local,
@@ -39,7 +40,7 @@ def _self_families(outcome: ScrapeOutcome, counters: TargetCounters, up: float) 
         if snapshot is not None and not_local(collector, snapshot):
             continue
         ok = snapshot is not None and collector_ok(collector, snapshot)
-        any_failed = any_failed or not ok
+        any_failed = any_failed or not (ok or absent_here(collector, snapshot))
         success.add_metric([collector.label], 1.0 if ok else 0.0)
         if snapshot is not None and snapshot.up:
             seconds = sum(s.duration_seconds for s in collector_statuses(collector, snapshot))

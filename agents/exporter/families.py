@@ -9,10 +9,17 @@ new catalog entries (mysql_innodb_*, mysql_host_*, mysql_leak_*) appear without 
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from dataclasses import dataclass
 from typing import Iterable
 
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, UnknownMetricFamily
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+    UnknownMetricFamily,
+)
 
 from agents.catalog import Catalog
 from agents.exporter.encoding import FamilyInterner, scalar_family
@@ -40,12 +47,59 @@ def sample_value(value: Value) -> float | None:
     return None
 
 
+def go_float_text(number: float) -> str:
+    """``number`` as Go's client writes an ``le`` label (strconv 'g', shortest): 1, 0.001, 1e-06, 1e+06.
+
+    Dashboards select buckets by that exact text.
+    """
+    digits = Decimal(repr(number)).normalize()
+    exponent = digits.adjusted()
+    if -4 <= exponent < 6:
+        return format(digits, "f")
+    mantissa = format(digits.scaleb(-exponent).normalize(), "f")
+    return f"{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+
+
+def histogram_family(export: "_Export", value: object) -> Metric | None:
+    """A histogram value (``count``, ``sum``, ``buckets`` of (upper bound, cumulative count)) as a family."""
+    try:
+        buckets = [(go_float_text(float(bound)), int(count)) for bound, count in value.buckets]
+        buckets.append(("+Inf", int(value.count)))
+        total = float(value.sum)
+    except (AttributeError, TypeError, ValueError):
+        return None  # not a histogram: nothing to serve rather than a wrong shape
+    return HistogramMetricFamily(export.prometheus_name, export.help, buckets=buckets,
+                                 sum_value=total * export.scale)
+
+
+def summary_family(export: "_Export", series: dict) -> Metric | None:
+    """Labelled summaries (``count``, ``sum``, ``quantiles`` of (quantile label, value)) as one family."""
+    family = Metric(export.prometheus_name, export.help, "summary")
+    for labels, value in series.items():
+        try:
+            quantiles = [(str(quantile), float(number)) for quantile, number in value.quantiles]
+            count, total = float(value.count), float(value.sum)
+        except (AttributeError, TypeError, ValueError):
+            continue  # not a summary: nothing to serve rather than a wrong shape
+        by_name = dict(labels)
+        base = {label: by_name.get(label, "") for label in export.labels}
+        for quantile, number in quantiles:
+            family.add_sample(export.prometheus_name, {**base, "quantile": quantile}, number * export.scale)
+        family.add_sample(export.prometheus_name + "_count", base, count)
+        family.add_sample(export.prometheus_name + "_sum", base, total * export.scale)
+    return family if family.samples else None
+
+
 def exposed_names(family: Metric) -> tuple[str, ...]:
     """The sample names a family puts on the wire (a counter family "x" writes "x_total")."""
     if family.type == "counter":
         return family.name, family.name + "_total"
     if family.type == "info":
         return family.name, family.name + "_info"
+    if family.type == "histogram":
+        return family.name, family.name + "_bucket", family.name + "_sum", family.name + "_count"
+    if family.type == "summary":
+        return family.name, family.name + "_sum", family.name + "_count"
     return (family.name,)
 
 
@@ -98,6 +152,12 @@ def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
             series = snapshot.series.get(export.name)
             if not series:
                 continue
+            if export.prometheus_type == "summary":
+                summary = summary_family(export, series)
+                if summary is not None:
+                    families.append(summary)
+                    taken.update(exposed_names(summary))
+                continue
             family = _FAMILY_TYPES[export.prometheus_type](export.prometheus_name, export.help,
                                                            labels=list(export.labels))
             for labels, value in series.items():
@@ -113,7 +173,11 @@ def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
         if export.name not in snapshot.values:
             continue
         value = snapshot.values[export.name]
-        if export.prometheus_type == "info":
+        if export.prometheus_type == "histogram":
+            family = histogram_family(export, value)
+            if family is None:
+                continue
+        elif export.prometheus_type == "info":
             if value is None:
                 continue
             # The catalog's rule: <name>{<last word of the catalog name>="text"} 1.

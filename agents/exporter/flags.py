@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from agents.connection import PASSWORD_RULE
 from agents.exporter.collectors import COLLECTORS, UNSUPPORTED_COLLECTORS, UNSUPPORTED_OPTIONS, CompatOptions
 from agents.exporter.probe_access import ProbeAllowList
+from agents.sources.options import SourceOptions
 
 DEFAULT_LISTEN = ":9104"
 
@@ -130,6 +131,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                   "number of processes by user")
     add_bool_flag(collectors, "collect.info_schema.processlist.processes_by_host", True,
                   "number of processes by client host")
+    defaults = SourceOptions()
+    collectors.add_argument("--collect.perf_schema.eventsstatements.limit", dest="events_statements_limit",
+                            type=int, default=defaults.events_statements_limit, metavar="N",
+                            help="statement digests served, the ones with the most total time "
+                                 f"(default {defaults.events_statements_limit})")
+    collectors.add_argument("--collect.perf_schema.eventsstatements.timelimit", dest="events_statements_timelimit",
+                            type=int, default=defaults.events_statements_timelimit, metavar="SECONDS",
+                            help="only digests seen in this many last seconds "
+                                 f"(default {defaults.events_statements_timelimit})")
+    collectors.add_argument("--collect.perf_schema.eventsstatements.digest_text_limit",
+                            dest="events_statements_digest_text_limit", type=int,
+                            default=defaults.events_statements_digest_text_limit, metavar="CHARS",
+                            help="digest_text label cut to this length "
+                                 f"(default {defaults.events_statements_digest_text_limit})")
+    collectors.add_argument("--collect.perf_schema.eventsstatements.exclude_schemas",
+                            dest="events_statements_exclude_schemas", action="append", default=[], metavar="SCHEMA",
+                            help="schema left out besides mysql, performance_schema, information_schema; repeatable")
+    collectors.add_argument("--collect.info_schema.tables.databases", dest="tables_databases",
+                            default=defaults.tables_databases, metavar="LIST",
+                            help="comma-separated schemas, or * for all but the system ones (default *)")
+    collectors.add_argument("--collect.perf_schema.file_instances.filter", dest="file_instances_filter",
+                            default=defaults.file_instances_filter, metavar="REGEXP",
+                            help="only files whose name matches (default .*)")
+    collectors.add_argument("--collect.perf_schema.file_instances.remove_prefix",
+                            dest="file_instances_remove_prefix", default=defaults.file_instances_remove_prefix,
+                            metavar="PREFIX", help=f"cut from file_name labels (default {defaults.file_instances_remove_prefix})")
+    add_bool_flag(collectors, "collect.mysql.user.privileges", defaults.user_privileges,
+                  "also each account's global privileges (mysql_mysql_*_priv)")
     collectors.add_argument("--collect.perf_schema.memory_events.remove_prefix", dest="memory_events_remove_prefix",
                             default="memory/", metavar="PREFIX",
                             help="prefix removed from event_name labels (default memory/)")
@@ -160,6 +189,7 @@ class ExporterConfig:
     heartbeat_table: str
     heartbeat_utc: bool
     compat: CompatOptions
+    source_options: SourceOptions = SourceOptions()
 
 
 def ignored_flags(args: argparse.Namespace) -> list[str]:
@@ -202,6 +232,16 @@ def config_from_args(args: argparse.Namespace) -> ExporterConfig:
             processlist_by_user=args.collect_info_schema_processlist_processes_by_user,
             processlist_by_host=args.collect_info_schema_processlist_processes_by_host,
             memory_events_remove_prefix=args.memory_events_remove_prefix,
+        ),
+        source_options=SourceOptions(
+            events_statements_limit=args.events_statements_limit,
+            events_statements_timelimit=args.events_statements_timelimit,
+            events_statements_digest_text_limit=args.events_statements_digest_text_limit,
+            events_statements_exclude_schemas=tuple(args.events_statements_exclude_schemas),
+            tables_databases=args.tables_databases,
+            file_instances_filter=args.file_instances_filter,
+            file_instances_remove_prefix=args.file_instances_remove_prefix,
+            user_privileges=args.collect_mysql_user_privileges,
         ),
     )
 

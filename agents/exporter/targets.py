@@ -77,6 +77,13 @@ def not_local(collector: ExporterCollector, snapshot: Snapshot) -> bool:
     return bool(statuses) and all(s.reason == "not_local" for s in statuses)
 
 
+def absent_here(collector: ExporterCollector, snapshot: Snapshot) -> bool:
+    """Every source of the collector was skipped because this server lacks its table (a plugin
+    not loaded, MySQL-only tables on MariaDB): nothing failed, as mysqld_exporter treats it."""
+    statuses = collector_statuses(collector, snapshot)
+    return bool(statuses) and all(s.reason == "unsupported" for s in statuses)
+
+
 class Target:
     """One MySQL server the exporter scrapes (the /metrics one, or a /probe target)."""
 

@@ -28,7 +28,8 @@ from agents.snapshot import Labels, ServerInfo, Value
 from parsers.status import parse_status_rows
 
 # Order matters: later scrapers may read what earlier ones put in ``context``
-# (host/process need the server's pid_file from global_variables).
+# (host/process need the server's pid_file from global_variables), and consecutive
+# pipelined scrapers share one round trip (the psutil ones come last so as not to split it).
 SCRAPER_MODULES = (
     "agents.sources.global_status",
     "agents.sources.global_variables",
@@ -40,6 +41,33 @@ SCRAPER_MODULES = (
     "agents.sources.perf_schema_memory",
     "agents.sources.slave_hosts",
     "agents.sources.heartbeat",
+    # mysqld_exporter's table collectors (agents/sources/table_source.py): not collected unless asked
+    # for (the exporter's collector flags; innodb_cmp, innodb_cmpmem, query_response_time by default).
+    "agents.sources.innodb_cmp",
+    "agents.sources.innodb_cmpmem",
+    "agents.sources.query_response_time",
+    "agents.sources.auto_increment",
+    "agents.sources.info_schema_tables",
+    "agents.sources.innodb_tablespaces",
+    "agents.sources.table_statistics",
+    "agents.sources.schema_statistics",
+    "agents.sources.user_statistics",
+    "agents.sources.client_statistics",
+    "agents.sources.replica_host",
+    "agents.sources.mysql_user",
+    "agents.sources.sys_user_summary",
+    "agents.sources.perf_schema_events_statements",
+    "agents.sources.perf_schema_events_statements_sum",
+    "agents.sources.perf_schema_events_waits",
+    "agents.sources.perf_schema_file_events",
+    "agents.sources.perf_schema_file_instances",
+    "agents.sources.perf_schema_table_io_waits",
+    "agents.sources.perf_schema_index_io_waits",
+    "agents.sources.perf_schema_table_lock_waits",
+    "agents.sources.perf_schema_group_members",
+    "agents.sources.perf_schema_group_member_stats",
+    "agents.sources.perf_schema_applier_workers",
+    "agents.sources.rocksdb_perf_context",
     "agents.sources.host",
     "agents.sources.process",
 )
@@ -66,6 +94,8 @@ class Scraper:
     # collect() sends exactly statements(server), whatever the answers say: the collector
     # may send them ahead, in one round trip with the other sources' (MySQLConnection.pipeline).
     pipelined: bool = False
+    # The constructor takes the SourceOptions (agents/sources/options.py) of mysqld_exporter's collector flags.
+    takes_options: bool = False
 
     def unsupported_reason(self, server: ServerInfo) -> str | None:
         """Why this server cannot serve this scraper (None: it can)."""

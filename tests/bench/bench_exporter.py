@@ -8,8 +8,9 @@ Prometheus' Accept header, gzip.  Printed per exporter: median and p90 latency, 
 (process CPU time delta / scrapes, psutil), RSS after the run, statements and
 failed statements per scrape (performance_schema, per user), and the ratios.
 
-Run: .venv/bin/python tests/bench/bench_exporter.py [--scrapes 200] [--defaults]
-(--defaults: each exporter with its own default collectors instead).
+Run: .venv/bin/python tests/bench/bench_exporter.py [--scrapes 200] [--defaults | --every]
+(--defaults: each exporter with its own default collectors instead; --every: every collector the Go
+exporter has, on a MariaDB with userstat and the query_response_time plugin, so each table has rows).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -36,8 +38,11 @@ GO_EXPORTER = "/usr/bin/prometheus-mysqld-exporter"
 ACCEPT = ("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
           "text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
 COLLECTORS = ("global_status", "global_variables", "slave_status", "engine_innodb_status")
-# Go's defaults we do not implement: switched off for the like-for-like run.
-GO_ONLY_DEFAULTS = ("info_schema.innodb_cmp", "info_schema.innodb_cmpmem", "info_schema.query_response_time")
+# The other default collectors (both exporters): switched off for the like-for-like run of the four.
+OTHER_DEFAULTS = ("info_schema.innodb_cmp", "info_schema.innodb_cmpmem", "info_schema.query_response_time")
+# Flags of the Go exporter that are boolean options, not collectors.
+GO_BOOLEAN_OPTIONS = ("heartbeat.utc", "info_schema.processlist.processes_by_host",
+                      "info_schema.processlist.processes_by_user", "mysql.user.privileges")
 GRANTS = "GRANT PROCESS, REPLICATION CLIENT, SLAVE MONITOR, SELECT ON *.* TO {user}"
 
 
@@ -50,15 +55,29 @@ def make_user(server: ThrowawayMariaDB, directory: Path, name: str) -> Path:
     return my_cnf
 
 
-def go_command(my_cnf: Path, port: int, defaults: bool) -> list[str]:
-    command = [GO_EXPORTER, f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}"]
-    if not defaults:
-        command += [f"--collect.{name}" for name in COLLECTORS]
-        command += [f"--no-collect.{name}" for name in GO_ONLY_DEFAULTS]
-    return command
+def every_go_collector() -> list[str]:
+    """The collectors the installed Go exporter lists in --help (kingpin prints it on stderr)."""
+    answer = subprocess.run([GO_EXPORTER, "--help"], capture_output=True, text=True)
+    names = re.findall(r"--collect\.([a-z_.]+)\s", answer.stdout + answer.stderr)
+    return sorted(set(names) - set(GO_BOOLEAN_OPTIONS))
 
 
-def our_command(my_cnf: Path, port: int, defaults: bool) -> list[str]:
+def collector_flags(scenario: str, implemented=lambda name: True) -> list[str]:
+    if scenario == "defaults":
+        return []
+    if scenario == "every":
+        return [f"--collect.{name}" for name in every_go_collector() if implemented(name)]
+    return [f"--collect.{name}" for name in COLLECTORS] + [f"--no-collect.{name}" for name in OTHER_DEFAULTS]
+
+
+def go_command(my_cnf: Path, port: int, scenario: str) -> list[str]:
+    return [GO_EXPORTER, f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}",
+            *collector_flags(scenario)]
+
+
+def our_command(my_cnf: Path, port: int, scenario: str) -> list[str]:
+    from agents.exporter.collectors import UNSUPPORTED_COLLECTORS
+
     # The leak detector runs (it is on by default) but keeps its history next to my_cnf,
     # not in /var/lib/mysql-snmp.
     leak_config = my_cnf.with_name("leak.yml")
@@ -66,8 +85,9 @@ def our_command(my_cnf: Path, port: int, defaults: bool) -> list[str]:
     command = [sys.executable, "-m", "agents.cli", "--log-level=warning", "exporter",
                f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}",
                f"--exporter.leak-config={leak_config}"]
-    if not defaults:
-        command += [f"--collect.{name}" for name in COLLECTORS] + ["--no-collect.host"]
+    command += collector_flags(scenario, lambda name: name not in UNSUPPORTED_COLLECTORS)
+    if scenario != "defaults":
+        command.append("--no-collect.host")
     return command
 
 
@@ -161,12 +181,18 @@ def run(exporters: list[Exporter], server: ThrowawayMariaDB, scrapes: int, warmu
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scrapes", type=int, default=200)
-    parser.add_argument("--defaults", action="store_true", help="each exporter with its default collectors")
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument("--defaults", action="store_true", help="each exporter with its default collectors")
+    choice.add_argument("--every", action="store_true", help="every collector of the Go exporter, on both")
     args = parser.parse_args()
+    scenario = "defaults" if args.defaults else "every" if args.every else "four"
     if not shutil.which(GO_EXPORTER):
         print(f"{GO_EXPORTER} not installed (apt-get install prometheus-mysqld-exporter)")
         return 1
-    with ThrowawayMariaDB() as server, tempfile.TemporaryDirectory() as tmp:
+    from tests.conftest import TABLE_COLLECTOR_ARGS
+
+    server_args = TABLE_COLLECTOR_ARGS if scenario == "every" else ()
+    with ThrowawayMariaDB(extra_args=server_args) as server, tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         exporters = []
         try:
@@ -174,14 +200,15 @@ def main() -> int:
                                       ("mysql-snmp exporter", "bench_py", our_command)):
                 my_cnf = make_user(server, directory, user)
                 port = free_loopback_port()
-                exporters.append(Exporter(name, build(my_cnf, port, args.defaults), port, user))
+                exporters.append(Exporter(name, build(my_cnf, port, scenario), port, user))
             results = run(exporters, server, args.scrapes)
         finally:
             for exporter in exporters:
                 exporter.stop()
     go, ours = results
-    scenario = "default collectors" if args.defaults else "collectors: " + ", ".join(COLLECTORS)
-    print(f"{args.scrapes} scrapes each, {scenario}, throwaway MariaDB, {os.cpu_count()} CPUs")
+    described = {"defaults": "default collectors", "every": "every collector",
+                 "four": "collectors: " + ", ".join(COLLECTORS)}[scenario]
+    print(f"{args.scrapes} scrapes each, {described}, throwaway MariaDB, {os.cpu_count()} CPUs")
     print(f"{'':24}{'median ms':>10}{'p90 ms':>9}{'CPU ms':>9}{'RSS MB':>9}{'stmts':>8}{'failed':>8}{'gzip kB':>9}")
     for r in results:
         print(f"{r['name']:24}{r['median_ms']:10.1f}{r['p90_ms']:9.1f}{r['cpu_ms']:9.1f}{r['rss_mb']:9.1f}"

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import base64
 import ssl
+import subprocess
 import tempfile
 import threading
+import time
 import urllib.error
 import urllib.request
 from contextlib import contextmanager
@@ -108,3 +110,23 @@ def running_exporter(*flags: str, web_config: Path | None = None,
             server.server_close()
         app.close()
         state_dir.cleanup()
+
+
+def scrape_go_exporter(binary: str, my_cnf: Path, flags: list[str], timeout: float = 10.0) -> Scrape:
+    """One scrape of mysqld_exporter (the Go one) started with ``flags`` on a free loopback port, then stopped."""
+    port = free_loopback_port()
+    process = subprocess.Popen([binary, f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}",
+                                *flags], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        go_exporter = RunningExporter(f"http://127.0.0.1:{port}", app=None)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return go_exporter.scrape()
+            except OSError:  # not listening yet
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise
+                time.sleep(0.1)
+    finally:
+        process.terminate()
+        process.wait()

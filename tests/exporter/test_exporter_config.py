@@ -16,6 +16,7 @@ from agents.exporter.flags import add_arguments, config_from_args, ignored_flags
 from agents.exporter.probe_access import ProbeAllowList, ProbeRefused
 from agents.exporter.settings import apply_address, default_settings, probe_settings, without_certificate_check
 from agents.exporter.web_config import BasicAuthVerifier, WebConfigError, load_web_config, parse_web_config
+from agents.sources.options import SourceOptions
 
 
 def parse_args(*argv: str) -> argparse.Namespace:
@@ -58,11 +59,30 @@ def test_go_style_flags():
 
 
 def test_mysqld_exporter_flags_we_do_not_implement_are_accepted_and_named():
-    args = parse_args("--collect.info_schema.tables", "--collect.info_schema.tables.databases=*",
+    args = parse_args("--collect.engine_tokudb_status", "--collect.info_schema.tables.databases=*",
                       "--no-collect.info_schema.innodb_cmp", "--exporter.log_slow_filter")
-    assert ignored_flags(args) == ["--collect.info_schema.tables", "--collect.info_schema.tables.databases",
-                                   "--exporter.log_slow_filter"]
+    assert ignored_flags(args) == ["--collect.engine_tokudb_status", "--exporter.log_slow_filter"]
     assert ignored_flags(parse_args()) == []
+
+
+def test_collector_options_reach_the_sources():
+    config = config_from_args(parse_args(
+        "--collect.perf_schema.eventsstatements.limit=10", "--collect.perf_schema.eventsstatements.timelimit=60",
+        "--collect.perf_schema.eventsstatements.digest_text_limit=30",
+        "--collect.perf_schema.eventsstatements.exclude_schemas=app", "--collect.info_schema.tables.databases=a,b",
+        "--collect.perf_schema.file_instances.filter=ibd$", "--collect.perf_schema.file_instances.remove_prefix=/x/",
+        "--collect.mysql.user.privileges", "--collect.info_schema.userstats", "--no-collect.info_schema.innodb_cmp"))
+    assert config.source_options == SourceOptions(
+        events_statements_limit=10, events_statements_timelimit=60, events_statements_digest_text_limit=30,
+        events_statements_exclude_schemas=("app",), tables_databases="a,b", file_instances_filter="ibd$",
+        file_instances_remove_prefix="/x/", user_privileges=True)
+    assert config.enabled["info_schema.userstats"] and not config.enabled["info_schema.innodb_cmp"]
+    defaults = config_from_args(parse_args())
+    assert defaults.source_options == SourceOptions()
+    # mysqld_exporter's defaults: the compression tables and the response time histograms on, the rest off.
+    on = {name for name, enabled in defaults.enabled.items() if enabled}
+    assert {"info_schema.innodb_cmp", "info_schema.innodb_cmpmem", "info_schema.query_response_time"} <= on
+    assert not on & {"info_schema.tables", "perf_schema.eventsstatements", "mysql.user", "sys.user_summary"}
 
 
 def test_insecure_skip_verify_keeps_tls_without_the_check():

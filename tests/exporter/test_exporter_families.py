@@ -40,3 +40,64 @@ def test_trx_id_counter_is_a_counter_named_without_its_type():
     family = families["mysql_innodb_transaction_ids_assigned"]  # prometheus_client strips _total
     assert family.type == "counter"
     assert [(s.name, s.value) for s in family.samples] == [("mysql_innodb_transaction_ids_assigned_total", 5163.0)]
+
+
+def test_histogram_values_become_histogram_families_with_go_bucket_labels():
+    from prometheus_client import generate_latest
+
+    from agents.exporter.families import go_float_text
+    from parsers.query_response_time import response_time_histogram
+
+    rows = [{"TIME": "      0.000001", "COUNT": 1, "TOTAL": "      0.000001"},
+            {"TIME": "      1.000000", "COUNT": 2, "TOTAL": "      0.500000"},
+            {"TIME": "1000000.000000", "COUNT": 0, "TOTAL": "      0.000000"},
+            {"TIME": "TOO LONG", "COUNT": 4, "TOTAL": "TOO LONG"}]
+    snapshot = Snapshot(target="db1", up=True, values={"query_response_time_seconds": response_time_histogram(rows),
+                                                      "read_query_response_time_seconds": "not a histogram"})
+    (family,) = catalog_families(load_catalog(), snapshot, ["query_response_time"])
+    assert family.name == "mysql_info_schema_query_response_time_seconds" and family.type == "histogram"
+
+    class Registry:
+        def collect(self):
+            return [family]
+
+    text = generate_latest(Registry()).decode()
+    assert 'mysql_info_schema_query_response_time_seconds_bucket{le="1e-06"} 1.0' in text
+    assert 'mysql_info_schema_query_response_time_seconds_bucket{le="1"} 3.0' in text
+    assert 'mysql_info_schema_query_response_time_seconds_bucket{le="1e+06"} 3.0' in text
+    assert 'mysql_info_schema_query_response_time_seconds_bucket{le="+Inf"} 7.0' in text
+    assert "mysql_info_schema_query_response_time_seconds_count 7.0" in text
+    assert [go_float_text(x) for x in (1e-5, 0.0001, 0.5, 100000.0, 1234567.0)] == \
+        ["1e-05", "0.0001", "0.5", "100000", "1.234567e+06"]
+
+
+def test_summary_series_keep_mysqld_exporter_quantile_labels():
+    from prometheus_client import generate_latest
+
+    from parsers.perf_schema_statements import events_statements_series
+
+    row = {"SCHEMA_NAME": "shop", "DIGEST": "cd34", "DIGEST_TEXT": "SELECT ?", "COUNT_STAR": 10,
+           "SUM_TIMER_WAIT": 5 * 10**12, "QUANTILE_95": 10**9, "QUANTILE_99": 2 * 10**9, "QUANTILE_999": 3 * 10**9}
+    series = events_statements_series([row])
+    series["perf_schema_events_statements_latency_seconds"][(("digest", "x"),)] = 1.0  # not a summary: left out
+    snapshot = Snapshot(target="db1", up=True, series=series)
+    families = {f.name: f for f in catalog_families(load_catalog(), snapshot, ["perf_schema_events_statements"])}
+    family = families["mysql_perf_schema_events_statements_latency"]
+    assert family.type == "summary"
+
+    class Registry:
+        def collect(self):
+            return [family]
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    (parsed,) = text_string_to_metric_families(generate_latest(Registry()).decode())
+    samples = {(sample.name, tuple(sorted(sample.labels.items()))): sample.value for sample in parsed.samples}
+    digest = (("digest", "cd34"), ("digest_text", "SELECT ?"))
+    assert samples == {
+        ("mysql_perf_schema_events_statements_latency", digest + (("quantile", "95"), ("schema", "shop"))): 0.001,
+        ("mysql_perf_schema_events_statements_latency", digest + (("quantile", "99"), ("schema", "shop"))): 0.002,
+        ("mysql_perf_schema_events_statements_latency", digest + (("quantile", "999"), ("schema", "shop"))): 0.003,
+        ("mysql_perf_schema_events_statements_latency_count", digest + (("schema", "shop"),)): 10.0,
+        ("mysql_perf_schema_events_statements_latency_sum", digest + (("schema", "shop"),)): 5.0,
+    }

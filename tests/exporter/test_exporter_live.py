@@ -336,32 +336,14 @@ def test_compatible_with_mysqld_exporter(mariadb, monitoring_user, tmp_path):
     go = shutil.which("prometheus-mysqld-exporter")
     if go is None:
         pytest.skip("prometheus-mysqld-exporter not installed")
-    from agents.throwaway import free_loopback_port
-    from exporter_harness import RunningExporter
+    from exporter_harness import scrape_go_exporter
 
     collectors = ("global_status", "global_variables", "slave_status", "info_schema.innodb_metrics",
                   "perf_schema.memory_events", "binlog_size", "info_schema.processlist", "engine_innodb_status")
     flags = [f"--collect.{c}" for c in collectors]
-    port = free_loopback_port()
-    process = subprocess.Popen(
-        [go, f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={monitoring_user.my_cnf}", *flags,
-         "--no-collect.info_schema.innodb_cmp", "--no-collect.info_schema.innodb_cmpmem",
-         "--no-collect.info_schema.query_response_time"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        go_exporter = RunningExporter(f"http://127.0.0.1:{port}", app=None)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                theirs = go_exporter.scrape()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-    finally:
-        process.terminate()
-        process.wait()
+    theirs = scrape_go_exporter(go, monitoring_user.my_cnf, [
+        *flags, "--no-collect.info_schema.innodb_cmp", "--no-collect.info_schema.innodb_cmpmem",
+        "--no-collect.info_schema.query_response_time"])
     with running_exporter(f"--config.my-cnf={monitoring_user.my_cnf}", "--no-collect.host", *flags) as exporter:
         ours = exporter.scrape()
     own = ("go_", "process_", "promhttp_", "mysql_exporter_")

@@ -1,0 +1,23 @@
+"""information_schema.CLIENT_STATISTICS (userstat=1): activity per client host."""
+
+from agents.sources import SourceResult
+from agents.sources.table_source import TableSource, userstat_only
+from parsers.userstat import client_statistics_series
+
+
+class ClientStatistics(TableSource):
+    name = "client_statistics"
+    description = "connections, time, bytes, rows and commands per client (information_schema.CLIENT_STATISTICS)"
+    grant = "PROCESS"
+
+    def unsupported_reason(self, server):
+        return userstat_only(server, "information_schema.CLIENT_STATISTICS")
+
+    def statement(self, server):
+        return "SELECT * FROM information_schema.CLIENT_STATISTICS"
+
+    def parse(self, rows):
+        return SourceResult(series=client_statistics_series(rows))
+
+
+SCRAPER = ClientStatistics

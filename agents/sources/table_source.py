@@ -1,0 +1,63 @@
+"""Base of the scrapers that read one table and hand its rows to one parser.
+
+A subclass says which statement reads the table on this server (``statement``),
+why a server cannot have it (``unsupported_reason``, checked before anything is
+sent), the grant it needs, and which parser turns rows into series or values
+(``parse``).  A table that turns out to be missing anyway (a plugin not loaded,
+ERROR 1146/1109) is reported once and the source is skipped, by the collector.
+"""
+
+from __future__ import annotations
+
+from pymysql.converters import escape_string
+
+from agents.sources import Scraper, SourceResult
+from agents.sources.options import SourceOptions
+
+
+def sql_text(text: str) -> str:
+    """``text`` as a quoted SQL string literal."""
+    return "'" + escape_string(text) + "'"
+
+
+class TableSource(Scraper):
+    enabled_by_default = False
+    pipelined = True  # statement(server) depends on the server and the options only
+    takes_options = True
+    grant = "SELECT ON performance_schema.*"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.catalog_kind = cls.name  # each table source feeds the catalog entries of its own name
+
+    def __init__(self, options: SourceOptions | None = None):
+        self.options = options or SourceOptions()
+
+    def statement(self, server) -> str:
+        raise NotImplementedError
+
+    def statements(self, server):
+        return (self.statement(server),)
+
+    def privilege_hint(self, server, statement):
+        return self.grant
+
+    def parse(self, rows: list[dict]) -> SourceResult:
+        raise NotImplementedError
+
+    def collect(self, conn, server, context=None):
+        return self.parse(conn.query(self.statement(server)).dicts(lowercase=True))
+
+
+def mysql_only(server, what: str) -> str | None:
+    """The reason a MySQL-only table (group replication, 8.0 applier columns) is absent here."""
+    if server.flavour == "mariadb":
+        return f"{what} exists on MySQL and Percona Server only"
+    return None
+
+
+def userstat_only(server, what: str) -> str | None:
+    """The reason a userstat table (Google's patch in MariaDB and Percona) is absent here."""
+    if server.flavour == "mysql":
+        return f"{what} exists on MariaDB and Percona Server only (userstat=1)"
+    return None

@@ -1,0 +1,24 @@
+"""information_schema.TABLE_STATISTICS (userstat=1): rows read and changed per table."""
+
+from agents.sources import SourceResult
+from agents.sources.table_source import TableSource, userstat_only
+from parsers.table_statistics import table_statistics_series
+
+
+class TableStatistics(TableSource):
+    name = "table_statistics"
+    description = "rows read/changed per table (information_schema.TABLE_STATISTICS, userstat=1)"
+    grant = "PROCESS"
+
+    def unsupported_reason(self, server):
+        return userstat_only(server, "information_schema.TABLE_STATISTICS")
+
+    def statement(self, server):
+        return ("SELECT TABLE_SCHEMA, TABLE_NAME, ROWS_READ, ROWS_CHANGED, ROWS_CHANGED_X_INDEXES"
+                " FROM information_schema.TABLE_STATISTICS")
+
+    def parse(self, rows):
+        return SourceResult(series=table_statistics_series(rows))
+
+
+SCRAPER = TableStatistics

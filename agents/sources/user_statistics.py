@@ -1,0 +1,23 @@
+"""information_schema.USER_STATISTICS (userstat=1): activity per user."""
+
+from agents.sources import SourceResult
+from agents.sources.table_source import TableSource, userstat_only
+from parsers.userstat import user_statistics_series
+
+
+class UserStatistics(TableSource):
+    name = "user_statistics"
+    description = "connections, time, bytes, rows and commands per user (information_schema.USER_STATISTICS)"
+    grant = "PROCESS"
+
+    def unsupported_reason(self, server):
+        return userstat_only(server, "information_schema.USER_STATISTICS")
+
+    def statement(self, server):
+        return "SELECT * FROM information_schema.USER_STATISTICS"
+
+    def parse(self, rows):
+        return SourceResult(series=user_statistics_series(rows))
+
+
+SCRAPER = UserStatistics
