@@ -60,7 +60,7 @@ def packages(tmp_path_factory) -> dict[str, Path]:
     missing = [tool for tool in ("dpkg-buildpackage", "rpmbuild", "dh") if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"{', '.join(missing)} not installed (apt-get install debhelper rpm)")
-    outdir = tmp_path_factory.mktemp("packages")
+    outdir = tmp_path_factory.mktemp("packages") / "dist"  # README: ./scripts/package dist
     run(str(REPO / "scripts" / "package"), str(outdir))
     built = {"deb": outdir / f"mysql-snmp_{PACKAGE_VERSION}_all.deb",
              "rpm": outdir / f"mysql-snmp-{PACKAGE_VERSION}-1.noarch.rpm"}
@@ -189,8 +189,8 @@ def test_installed_deb_serves_snmp_and_prometheus_then_purges_clean(packages, pa
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     processes: list[subprocess.Popen] = []
     try:
-        # README: sudo apt-get install ./mysql-snmp_<version>_all.deb
-        run(*apt, "install", f"./{packages['deb'].name}", cwd=packages["deb"].parent, env=env)
+        # README: sudo apt-get install ./dist/mysql-snmp_<version>_all.deb
+        run(*apt, "install", f"./dist/{packages['deb'].name}", cwd=packages["deb"].parent.parent, env=env)
         assert run("/usr/bin/mysql-snmp", "--version").stdout.split() == ["mysql-snmp", VERSION]
         my_cnf = Path("/etc/mysql-snmp/my.cnf")
         assert (my_cnf.stat().st_mode & 0o777, pwd.getpwuid(my_cnf.stat().st_uid).pw_name) == (0o600, SERVICE_USER)
