@@ -52,9 +52,19 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)
-    for subparser in subparsers.choices.values():
+    for subparser in commands_of(parser):
         add_common_options(subparser, default_level=None)
     return parser
+
+
+def commands_of(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """Every subcommand's parser, nested ones too (``mysql-snmp leak replay``)."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for subparser in action.choices.values():
+                found += [subparser, *commands_of(subparser)]
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.cli import build_parser, main
+from agents.cli import build_parser, commands_of, main
 from agents.commands.perl_agent_options import PASSWORD_REFUSED, apply_perl_agent_options
 from agents.sources import default_source_names
 from agents.throwaway import free_loopback_port
@@ -29,9 +29,9 @@ def run_cli(*argv: str, **kwargs) -> subprocess.CompletedProcess:
 
 
 def test_version_is_pyprojects_for_the_program_and_every_command():
-    commands = list(build_parser()._subparsers._group_actions[0].choices)
-    assert {"agentx", "exporter", "collect"} <= set(commands)
-    for argv in (["--version"], *([command, "--version"] for command in commands), ["agentx", "-V"]):
+    commands = [parser.prog.split()[1:] for parser in commands_of(build_parser())]
+    assert {"agentx", "exporter", "leak", "leak replay"} <= {" ".join(command) for command in commands}
+    for argv in (["--version"], *([*command, "--version"] for command in commands), ["agentx", "-V"]):
         result = run_cli(*argv)
         assert result.returncode == 0, result.stderr
         assert result.stdout.split()[-1] == PYPROJECT_VERSION, (argv, result.stdout)
@@ -42,6 +42,7 @@ def test_version_is_pyprojects_for_the_program_and_every_command():
     (["--log-level", "error", "collect"], "error"),
     (["collect", "--log-level", "debug"], "debug"),
     (["--log-level", "error", "exporter", "--log-level", "warning"], "warning"),
+    (["leak", "replay", "--input", "x.csv", "--series", "s", "--log-level", "debug"], "debug"),
 ])
 def test_log_level_before_or_after_the_command(argv, level):
     assert build_parser().parse_args(argv).log_level == level

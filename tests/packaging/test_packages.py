@@ -281,6 +281,8 @@ def test_installed_deb_serves_snmp_and_prometheus_then_purges_clean(packages, pa
     assert purge.returncode == 0, purge.stderr
     left = [path for path in INSTALLED_PATHS if os.path.lexists(path)]
     left += [str(path) for path in Path("/usr/share/snmp/mibs").glob("MYSQL-SERVER-MIB*")]
+    left += [str(path) for path in Path("/etc/systemd/system").rglob("mysql-snmp*")]
+    left += [str(path) for path in Path("/var/lib/systemd").glob("deb-systemd-helper-*/**/mysql-snmp*")]
     assert left == [], f"left after purge: {left}"
     # What Debian policy keeps: the system user (files elsewhere may still belong to it).
     assert pwd.getpwnam(SERVICE_USER).pw_dir == "/var/lib/mysql-snmp"
