@@ -8,6 +8,8 @@ import logging
 import os
 import sys
 
+from agents.version import installed_version
+
 # Each module defines register(subparsers) and sets a handler with
 # parser.set_defaults(handler=function(args) -> int).
 COMMAND_MODULES = (
@@ -22,6 +24,22 @@ COMMAND_MODULES = (
 )
 
 
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def add_common_options(parser: argparse.ArgumentParser, *, default_level: str | None) -> None:
+    """--version and --log-level, on the top parser and again on every subcommand.
+
+    A subcommand's copy defaults to SUPPRESS, so ``mysql-snmp agentx --log-level debug`` (the
+    way unit files and old init scripts put options after the command) sets the level and an
+    absent flag keeps the one given before the command."""
+    parser.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}",
+                        help="print the version and exit")
+    parser.add_argument("--log-level", choices=LOG_LEVELS,
+                        default=argparse.SUPPRESS if default_level is None else default_level,
+                        help="logging verbosity (default: info); debug adds tracebacks")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mysql-snmp",
@@ -31,12 +49,23 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog="Run 'mysql-snmp COMMAND --help' for the options of one command.",
     )
-    parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"),
-                        help="logging verbosity (default: info); debug adds tracebacks")
+    add_common_options(parser, default_level="info")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)
+    for subparser in commands_of(parser):
+        add_common_options(subparser, default_level=None)
     return parser
+
+
+def commands_of(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """Every subcommand's parser, nested ones too (``mysql-snmp leak replay``)."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for subparser in action.choices.values():
+                found += [subparser, *commands_of(subparser)]
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:

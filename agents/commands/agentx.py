@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agents.commands.collect import add_collection_arguments, collector_from_args, listed_sources
+from agents.commands.perl_agent_options import PidFile, add_perl_agent_options, apply_perl_agent_options
 from agents.connection import ConfigError, add_connection_arguments
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ def register(subparsers) -> None:
         "mysql-snmp tree and the new MYSQL-SERVER-MIB objects from a background collection.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,  # -h is the MySQL host for the Perl mysql-snmp's command lines
     )
     add_connection_arguments(parser)
     add_collection_arguments(parser)
@@ -71,6 +73,7 @@ def register(subparsers) -> None:
                       "state_file, else /var/lib/mysql-snmp/leak-state.<target>.json)")
     leak.add_argument("--no-leak", dest="leak", action="store_false",
                       help="do not run the leak detector (myLeakTable stays empty, no leak notifications)")
+    add_perl_agent_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -152,20 +155,31 @@ async def serve(refresher, session) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    loop.add_signal_handler(signal.SIGHUP, log_restart_needed)
     log.info("serving %s to the AgentX master at %s", refresher.target, session.address)
     await asyncio.gather(refresher.run(stop), session.run(stop))
+
+
+def log_restart_needed() -> None:
+    # SIGHUP's default action would end the agent; its settings are read once, at start.
+    log.warning("SIGHUP: the configuration is read only at start; restart the agent to apply changes "
+                "(systemctl restart mysql-snmp-agentx)")
 
 
 def run(args) -> int:
     if listed_sources(args):
         return 0
     try:
+        from agents.sources import default_source_names
+
+        apply_perl_agent_options(args, default_source_names())
         agent = build_agent(args)
     except (ConfigError, ValueError) as exc:
         print(f"mysql-snmp agentx: {exc}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(serve(agent.refresher, agent.session))
+        with PidFile(args.perl_pid_file):
+            asyncio.run(serve(agent.refresher, agent.session))
     finally:
         agent.close()
     return 0

@@ -77,6 +77,10 @@ def run(args) -> int:
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
+    # SIGHUP's default action would end the exporter; its settings are read once, at start.
+    signal.signal(signal.SIGHUP, lambda *_: log.warning(
+        "SIGHUP: the configuration is read only at start; restart the exporter to apply changes "
+        "(systemctl restart mysql-snmp-exporter)"))
     try:
         serve(app, stop, listeners)
     except OSError as exc:  # port in use, permission denied

@@ -63,6 +63,10 @@ _TOP_KEYS = {"tls_server_config", "basic_auth_users", "http_server_config"}
 _BCRYPT_HASH = re.compile(r"\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}")
 
 
+BCRYPT_MISSING = ("basic_auth_users needs the bcrypt module, which is not installed: "
+                  "apt-get install python3-bcrypt, dnf install python3-bcrypt, or pip install 'mysql-snmp[web]'")
+
+
 @dataclass(frozen=True)
 class TLSSettings:
     cert_file: Path
@@ -190,8 +194,10 @@ class BasicAuthVerifier:
     """
 
     def __init__(self, users: dict[str, str], cache_size: int = 256):
-        import bcrypt  # optional dependency: only needed when basic auth is configured
-
+        try:
+            import bcrypt  # optional dependency: only needed when basic auth is configured
+        except ImportError:
+            raise WebConfigError(BCRYPT_MISSING) from None
         self._bcrypt = bcrypt
         self._users = {user: hashed.encode() for user, hashed in users.items()}
         self._cache: OrderedDict[bytes, bool] = OrderedDict()

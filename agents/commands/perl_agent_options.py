@@ -1,0 +1,93 @@
+"""The Perl mysql-snmp's command line, accepted by ``mysql-snmp agentx``.
+
+Init scripts and /etc/default files written for the original pass ``-c /etc/snmp/my.cnf``,
+``-h HOST``, ``-r 300``, ``-n``...  Each such option means what it meant there, mapped onto
+this agent's flags; where the meaning no longer exists (daemonising) it is accepted and said so.
+A password on the command line is refused: every local user reads it in ``ps``.
+
+The original's sources were switches (``--master`` on, ``--innodb`` on, ``--slave`` and
+``--procs`` off by default).  Here every one of them runs by default, and a server that is not a
+replica simply has no replica values, so the switches only matter when turned off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from pathlib import Path
+
+from agents.version import installed_version
+
+log = logging.getLogger(__name__)
+
+# The original's switch -> the source that now collects what it switched on.
+SWITCHED_SOURCES = {
+    "master": "binlog",
+    "slave": "replication",
+    "innodb": "innodb_status",
+    "procs": "processlist",
+}
+
+PASSWORD_REFUSED = (
+    "-p/--password is not accepted: a password on the command line is visible to every local user "
+    "in ps. Put it in the [client] section of the -c/--my-cnf file (mode 0600, e.g. "
+    "/etc/mysql-snmp/my.cnf) or in the MYSQLD_EXPORTER_PASSWORD environment variable"
+)
+
+
+def add_perl_agent_options(parser: argparse.ArgumentParser) -> None:
+    """The original's options; the parser must be built with add_help=False (-h is the host there)."""
+    group = parser.add_argument_group(
+        "options of the Perl mysql-snmp",
+        "Accepted with their old meaning (-h is the MySQL host, as there; help is -?/--help).")
+    group.add_argument("-?", "--help", "--usage", "--man", action="help", help="show this help and exit")
+    group.add_argument("-c", "--config", dest="my_cnf", metavar="FILE", help="same as --my-cnf")
+    group.add_argument("-h", dest="host", metavar="HOST", help="same as --host")
+    group.add_argument("-P", dest="port", metavar="PORT", help="same as --port")
+    group.add_argument("-u", dest="user", metavar="USER", help="same as --user")
+    group.add_argument("-p", "--password", dest="perl_password", metavar="PASS", help="refused: it would show in ps; put it in the -c file or MYSQLD_EXPORTER_PASSWORD")
+    group.add_argument("-o", dest="oid", metavar="OID", help="same as --oid")
+    group.add_argument("-r", dest="refresh", type=float, metavar="SECONDS",
+                       help="same as --refresh (the original's default was 300, this agent's is 30)")
+    group.add_argument("-b", dest="heartbeat", metavar="DB.TABLE", help="same as --heartbeat")
+    for switch, letters in (("master", ["-m"]), ("slave", ["-s"]), ("innodb", ["-i"]),
+                            ("procs", ["-l", "--process-list"])):
+        group.add_argument(*letters, f"--{switch}", dest=f"perl_{switch}", action=argparse.BooleanOptionalAction,
+                           help=f"--no-{switch} leaves out the {SWITCHED_SOURCES[switch]} source (on by default)")
+    group.add_argument("-n", "--no-daemon", dest="perl_no_daemon", action="store_true",
+                       help="accepted; this agent always runs in the foreground (systemd supervises it)")
+    group.add_argument("--daemon-pid", "--daemon_pid", dest="perl_pid_file", metavar="FILE",
+                       help="write the agent's PID to FILE (removed on exit); systemd does not need it")
+    group.add_argument("-v", "--verbose", dest="perl_verbose", action="count", default=0,
+                       help="same as --log-level debug")
+    group.add_argument("-V", action="version", version=f"%(prog)s {installed_version()}", help="same as --version")
+
+
+def apply_perl_agent_options(args: argparse.Namespace, default_sources: tuple[str, ...]) -> None:
+    """Fold the original's options into this agent's; raises ValueError for a refused one."""
+    if args.perl_password is not None:
+        raise ValueError(PASSWORD_REFUSED)
+    if args.perl_verbose:
+        logging.getLogger().setLevel(logging.DEBUG)
+    turned_off = {source for switch, source in SWITCHED_SOURCES.items() if getattr(args, f"perl_{switch}") is False}
+    if turned_off:
+        chosen = [s.strip() for s in args.sources.split(",")] if args.sources else list(default_sources)
+        args.sources = ",".join(s for s in chosen if s and s not in turned_off)
+        log.info("left out by the original's --no-* switches: %s", ", ".join(sorted(turned_off)))
+
+
+class PidFile:
+    """--daemon-pid: the PID written at start and removed at exit, as the original's init scripts expect."""
+
+    def __init__(self, path: str | None):
+        self.path = Path(path) if path else None
+
+    def __enter__(self) -> PidFile:
+        if self.path is not None:
+            self.path.write_text(f"{os.getpid()}\n")
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
