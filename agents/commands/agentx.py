@@ -117,13 +117,18 @@ def build_agent(args, hooks=()) -> Agent:
         raise ConfigError(f"--oid {args.oid} overlaps the new tree at {'.'.join(map(str, new_root))}")
     address = MasterAddress.parse(args.agentx_socket)
     collector = collector_from_args(args)
+    # The agent tries at most once per collection anyway; a longer backoff would only delay
+    # the first collection after the server is back.
+    collector.connection.backoff_max = min(collector.connection.backoff_max, args.refresh)
     timeout = args.timeout if args.timeout is not None else args.refresh
 
     def collect():
         return collector.collect(deadline=time.monotonic() + timeout)
 
+    # A collection running longer than one statement may (plus the client's one-second margin)
+    # waits on a server that does not answer: its old values are withdrawn meanwhile.
     refresher = ViewRefresher(collect, TreeLayout.from_catalog(catalog, legacy_root), args.refresh,
-                              collector.settings.target)
+                              collector.settings.target, stale_after=min(timeout, args.statement_timeout + 1.0))
     session = AgentXSession(address, refresher.current_view, [legacy_root, new_root],
                             agent_id=legacy_root[:-1], ping_interval=args.ping_interval)
     detector = None

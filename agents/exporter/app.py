@@ -150,6 +150,4 @@ class ExporterApp:
     def scrape(self, target: Target, requested: list[str], timeout_header: str | None) -> list:
         collectors = self.collectors_for(requested)
         outcome = target.scrape(collectors, self.deadline(timeout_header))
-        connected = bool(getattr(getattr(target.collector, "connection", None), "connected", False))
-        return scrape_families(outcome, target.counters_now(), self.catalog, self.config.compat, connected,
-                               target.interner)
+        return scrape_families(outcome, target.counters_now(), self.catalog, self.config.compat, target.interner)

@@ -44,7 +44,7 @@ def snapshot(sources, not_local=()):
 
 
 def families_by_name(outcome, target):
-    families = scrape_families(outcome, target.counters_now(), load_catalog(), CompatOptions(), True)
+    families = scrape_families(outcome, target.counters_now(), load_catalog(), CompatOptions())
     return {f.name: f for f in families}
 
 
