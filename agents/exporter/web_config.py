@@ -25,6 +25,7 @@ import os
 import re
 import secrets
 import ssl
+import stat
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ _TLS_VERSIONS = {
     "TLS12": ssl.TLSVersion.TLSv1_2,
     "TLS13": ssl.TLSVersion.TLSv1_3,
 }
+_WEAK_TLS_VERSIONS = frozenset({"TLS10", "TLS11"})
 _CLIENT_AUTH = {
     "": ssl.CERT_NONE,
     "NoClientCert": ssl.CERT_NONE,
@@ -141,6 +143,10 @@ def parse_web_config(document: object, base_dir: Path) -> WebConfig:
                 if raw_tls[key] not in _TLS_VERSIONS:
                     raise WebConfigError(f"tls_server_config.{key} {raw_tls[key]!r} is not one of "
                                          f"{', '.join(_TLS_VERSIONS)}")
+                if raw_tls[key] in _WEAK_TLS_VERSIONS:
+                    # Deprecated by RFC 8996: a file asking for them is refused, not quietly served.
+                    raise WebConfigError(f"tls_server_config.{key} {raw_tls[key]} is too weak "
+                                         "(TLS 1.0 and 1.1 are deprecated); use TLS12 or TLS13")
                 versions[key] = _TLS_VERSIONS[raw_tls[key]]
         tls = TLSSettings(
             cert_file=_path(base_dir, raw_tls["cert_file"], "cert_file"),
@@ -163,14 +169,39 @@ def parse_web_config(document: object, base_dir: Path) -> WebConfig:
     return WebConfig(tls=tls, users=dict(users), headers={str(k): str(v) for k, v in headers.items()})
 
 
+# A web config is a few lines; a bigger file is not one (and must not be read into memory).
+MAX_WEB_CONFIG_BYTES = 1 << 20
+
+
+def _read_text(path: Path) -> str:
+    """The file's text; a FIFO, device or directory, an oversized or binary file is a WebConfigError."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block start-up
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise WebConfigError("not a regular file")
+        data = handle.read(MAX_WEB_CONFIG_BYTES + 1)
+    if len(data) > MAX_WEB_CONFIG_BYTES:
+        raise WebConfigError(f"more than {MAX_WEB_CONFIG_BYTES} bytes: not a web configuration file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WebConfigError(f"not a UTF-8 YAML file (byte {data[exc.start]:#04x} at offset {exc.start})") from None
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())
+
+
 def load_web_config(path: str | os.PathLike | None) -> WebConfig:
     if not path:
         return WebConfig()
     path = Path(path)
     try:
-        document = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise WebConfigError(f"{path}: {exc}") from exc
+        document = yaml.safe_load(_read_text(path))
+    except OSError as exc:
+        raise WebConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (WebConfigError, yaml.YAMLError) as exc:
+        raise WebConfigError(f"{path}: {_one_line(exc)}") from None
     try:
         config = parse_web_config(document, path.resolve().parent)
         if config.tls is not None:
