@@ -91,7 +91,7 @@ class Collector:
         lock_wait_timeout: int = 1,
         heartbeat: HeartbeatOptions | None = None,
         host_metrics: str = "auto",
-        disabled_retry_seconds: float = 60.0,
+        disabled_retry_seconds: float = 15.0,
         disabled_retry_max_seconds: float = 900.0,
         connection: MySQLConnection | None = None,
     ):
@@ -122,6 +122,8 @@ class Collector:
         self._disabled: dict[str, _Disabled] = {}
         # Consecutive collections in which each source was denied: sets its next retry delay.
         self._denials: dict[str, int] = {}
+        # Sources whose last run failed, and why: a failure is logged when it starts or changes.
+        self._failing: dict[str, str] = {}
         self._mapping_plans: dict[tuple, MappingPlan] = {}
         self._lock = threading.Lock()
         self.collections = 0
@@ -322,15 +324,25 @@ class Collector:
             if exc.reason in PERSISTENT_REASONS:
                 error = self._disable(scraper, server, exc)
                 return status(False, error, exc.reason), None
-            log.warning("%s: %s failed (%s): %s", self.settings.target, name, exc.statement, exc)
+            log.log(self._failure_level(name, exc.reason), "%s: %s failed (%s): %s",
+                    self.settings.target, name, exc.statement, exc)
             return status(False, str(exc), exc.reason), None
         except Exception as exc:  # a parser refusing what the server printed: count it, keep going
-            log.warning("%s: %s: could not parse the server's answer: %s", self.settings.target, name, exc)
+            log.log(self._failure_level(name, "parse"), "%s: %s: could not parse the server's answer: %s",
+                    self.settings.target, name, exc)
             log.debug("parse failure in %s", name, exc_info=True)
             return status(False, f"{type(exc).__name__}: {exc}", "parse"), None
-        if self._denials.pop(name, None):
+        self._denials.pop(name, None)
+        if self._failing.pop(name, None):
             log.warning("%s: source %s works again", self.settings.target, name)
         return status(True), result
+
+    def _failure_level(self, name: str, reason: str) -> int:
+        """WARNING when the source starts failing or fails for another reason, DEBUG when it repeats:
+        a heartbeat table held by a lock must not log the same line at every collection."""
+        repeated = self._failing.get(name) == reason
+        self._failing[name] = reason
+        return logging.DEBUG if repeated else logging.WARNING
 
     def _disable(self, scraper: Scraper, server, exc: QueryError) -> str:
         error = f"{exc.statement}: {exc}"
@@ -338,6 +350,7 @@ class Collector:
             error += f" -- grant {scraper.privilege_hint(server, exc.statement or '')} to the monitoring user"
         denials = self._denials.get(scraper.name, 0) + 1
         self._denials[scraper.name] = denials
+        self._failing[scraper.name] = exc.reason
         delay = min(self.disabled_retry_max_seconds, self.disabled_retry_seconds * 2 ** (denials - 1))
         self._disabled[scraper.name] = _Disabled(error, exc.reason, time.monotonic() + delay,
                                                  self.connection.sessions)

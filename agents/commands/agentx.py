@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import math
+import os
 import signal
 import sys
 import time
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agents.commands.collect import add_collection_arguments, collector_from_args, listed_sources
-from agents.connection import ConfigError, add_connection_arguments
+from agents.connection import PASSWORD_ENV, ConfigError, add_connection_arguments
 
 if TYPE_CHECKING:
     from agents.agentx.refresher import ViewRefresher
@@ -120,6 +121,8 @@ def build_agent(args, hooks=()) -> Agent:
     # The agent tries at most once per collection anyway; a longer backoff would only delay
     # the first collection after the server is back.
     collector.connection.backoff_max = min(collector.connection.backoff_max, args.refresh)
+    # A denied source is first retried at the next collection, then less and less often.
+    collector.disabled_retry_seconds = min(collector.disabled_retry_seconds, args.refresh)
     timeout = args.timeout if args.timeout is not None else args.refresh
 
     def collect():
@@ -166,6 +169,8 @@ def run(args) -> int:
     except (ConfigError, ValueError) as exc:
         print(f"mysql-snmp agentx: {exc}", file=sys.stderr)
         return 2
+    # Read into the connection settings: no child process inherits the password.
+    os.environ.pop(PASSWORD_ENV, None)
     try:
         asyncio.run(serve(agent.refresher, agent.session))
     finally:

@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 SCRAPE_TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
 MAX_PROBE_TARGETS = 64
+RECONNECT_BACKOFF_MAX_SECONDS = 2.0
 
 
 class ExporterApp:
@@ -57,7 +58,7 @@ class ExporterApp:
             heartbeat = HeartbeatOptions(self.config.heartbeat_database, self.config.heartbeat_table,
                                          self.config.heartbeat_utc)
         sources = {s for c in self.enabled for s in c.sources} - {"heartbeat"}
-        return Collector(
+        collector = Collector(
             settings,
             self.catalog,
             sources,
@@ -66,6 +67,10 @@ class ExporterApp:
             heartbeat=heartbeat,
             host_metrics="auto" if "host" in names else "off",
         )
+        # Collections of a target are single-flight and paced by Prometheus: a longer backoff
+        # would only fail the first scrapes after the server is back.
+        collector.connection.backoff_max = RECONNECT_BACKOFF_MAX_SECONDS
+        return collector
 
     def _target(self, name: str, settings: ConnectionSettings, observers=()) -> Target:
         if self.config.tls_insecure_skip_verify:

@@ -175,6 +175,8 @@ class LeakDetector:
             self.detectors[ident] = SeriesDetector(ident, detector.series, self.config)
         try:
             save_state(self.state_path, state, now)
+            if self._save_failed:
+                log.warning("leak state file %s written again", self.state_path)
             self._save_failed = False
         except (OSError, ValueError) as exc:
             if not self._save_failed:
