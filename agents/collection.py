@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from agents.catalog import Catalog, load_catalog
-from agents.connection import ConnectionSettings, MySQLConnection, MySQLUnavailable, QueryError
+from agents.connection import CONNECTION_ERRORS, ConnectionSettings, MySQLConnection, MySQLUnavailable, QueryError
 from agents.derived import apply_derivations
 from agents.snapshot import Snapshot, SourceStatus
 from agents.sources import (
@@ -124,6 +124,8 @@ class Collector:
         self._denials: dict[str, int] = {}
         # Sources whose last run failed, and why: a failure is logged when it starts or changes.
         self._failing: dict[str, str] = {}
+        # Sources of the collection in progress whose statement the server left unanswered.
+        self._unanswered_sources: dict[str, str] = {}
         self._mapping_plans: dict[tuple, MappingPlan] = {}
         self._lock = threading.Lock()
         self.collections = 0
@@ -199,6 +201,7 @@ class Collector:
         except QueryError as exc:
             return self._down(snapshot, selected, str(exc), exc.reason)
         snapshot.server = server
+        self._unanswered_sources.clear()
         results: dict[str, SourceResult] = {}
         context: dict[str, object] = {}
         batch_ends = 0  # selected[:batch_ends] have been pipelined (or needed no batch)
@@ -238,6 +241,11 @@ class Collector:
                 index += 1
         finally:
             self.connection.discard_pipelined()
+        unanswered = self._unanswered(snapshot)
+        if unanswered is not None:
+            log.warning("%s: the server answered nothing in this collection: %s", self.settings.target, unanswered)
+            return self._down(Snapshot(target=snapshot.target, timestamp=snapshot.timestamp), selected,
+                              f"{self.settings.target}: no answer from the server: {unanswered}", "timeout")
         for result in results.values():
             snapshot.raw.update(result.raw)
         by_kind: dict[str, list[SourceResult]] = {}
@@ -249,6 +257,17 @@ class Collector:
         apply_derivations(self.catalog, snapshot, results)
         snapshot.up = True
         return snapshot
+
+    def _unanswered(self, snapshot: Snapshot) -> str | None:
+        """Why the server is not up although connected: a statement of this collection got no
+        answer in time (the client gave up, not the server) and no other got one, even an
+        error (a frozen or drowning server).  None otherwise."""
+        if not self._unanswered_sources:
+            return None
+        if any(s.statements and s.name not in self._unanswered_sources for s in snapshot.sources.values()):
+            return None
+        name, error = next(iter(self._unanswered_sources.items()))
+        return f"{name}: {error}"
 
     def _reopen(self, scraper: Scraper, lost: MySQLUnavailable):
         """One new connection within this collection, after ``scraper`` lost the old one.
@@ -321,6 +340,8 @@ class Collector:
         except SourceUnavailable as exc:
             return status(False, str(exc), "not_local" if isinstance(scraper, LocalScraper) else "unsupported"), None
         except QueryError as exc:
+            if exc.reason == "timeout" and exc.code in CONNECTION_ERRORS:  # our read timeout, not the server's
+                self._unanswered_sources[name] = str(exc)
             if exc.reason in PERSISTENT_REASONS:
                 error = self._disable(scraper, server, exc)
                 return status(False, error, exc.reason), None

@@ -118,9 +118,10 @@ def build_agent(args, hooks=()) -> Agent:
         raise ConfigError(f"--oid {args.oid} overlaps the new tree at {'.'.join(map(str, new_root))}")
     address = MasterAddress.parse(args.agentx_socket)
     collector = collector_from_args(args)
-    # The agent tries at most once per collection anyway; a longer backoff would only delay
-    # the first collection after the server is back.
-    collector.connection.backoff_max = min(collector.connection.backoff_max, args.refresh)
+    # The agent connects at most once per collection (twice when a connection is lost midway):
+    # the refresh interval is its backoff, and any other would only delay the first collection
+    # after the server is back.
+    collector.connection.backoff_max = 0.0
     # A denied source is first retried at the next collection, then less and less often.
     collector.disabled_retry_seconds = min(collector.disabled_retry_seconds, args.refresh)
     timeout = args.timeout if args.timeout is not None else args.refresh
