@@ -91,3 +91,14 @@ def scrape(exporter: RunningExporter, timeout_seconds: float) -> Scrape:
 def mysql_value(result: Scrape, name: str, **labels: str) -> float | None:
     series = result.samples.get(name, {})
     return series.get(tuple(sorted(labels.items())))
+
+
+def kill_connections(server: ThrowawayMariaDB, user: str) -> int:
+    """KILL every connection of ``user`` (as a server restart behind a proxy or an admin would)."""
+    ids = [row[0] for row in server.execute(f"SELECT ID FROM information_schema.PROCESSLIST WHERE USER = '{user}'")]
+    for thread_id in ids:
+        try:
+            server.execute(f"KILL CONNECTION {int(thread_id)}")
+        except Exception:  # already gone
+            pass
+    return len(ids)
