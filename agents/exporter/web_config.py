@@ -25,13 +25,14 @@ import os
 import re
 import secrets
 import ssl
-import stat
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+
+from agents.textfile import UnusableFile, read_regular_text
 
 log = logging.getLogger(__name__)
 
@@ -173,21 +174,6 @@ def parse_web_config(document: object, base_dir: Path) -> WebConfig:
 MAX_WEB_CONFIG_BYTES = 1 << 20
 
 
-def _read_text(path: Path) -> str:
-    """The file's text; a FIFO, device or directory, an oversized or binary file is a WebConfigError."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block start-up
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise WebConfigError("not a regular file")
-        data = handle.read(MAX_WEB_CONFIG_BYTES + 1)
-    if len(data) > MAX_WEB_CONFIG_BYTES:
-        raise WebConfigError(f"more than {MAX_WEB_CONFIG_BYTES} bytes: not a web configuration file")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise WebConfigError(f"not a UTF-8 YAML file (byte {data[exc.start]:#04x} at offset {exc.start})") from None
-
-
 def _one_line(exc: Exception) -> str:
     return " ".join(str(exc).split())
 
@@ -197,10 +183,10 @@ def load_web_config(path: str | os.PathLike | None) -> WebConfig:
         return WebConfig()
     path = Path(path)
     try:
-        document = yaml.safe_load(_read_text(path))
+        document = yaml.safe_load(read_regular_text(path, MAX_WEB_CONFIG_BYTES))
     except OSError as exc:
         raise WebConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (WebConfigError, yaml.YAMLError) as exc:
+    except (UnusableFile, yaml.YAMLError) as exc:
         raise WebConfigError(f"{path}: {_one_line(exc)}") from None
     try:
         config = parse_web_config(document, path.resolve().parent)

@@ -12,10 +12,11 @@ import logging
 import math
 import os
 import re
-import stat
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from agents.textfile import read_regular_text
 
 log = logging.getLogger(__name__)
 
@@ -79,27 +80,6 @@ def storable(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def _read_regular_file(path: Path) -> str:
-    """The file's text, refusing what a state file cannot be: a FIFO (opening it would wait for a
-    writer for ever), a device, a directory, an oversized or binary file."""
-    # O_NONBLOCK: opening a FIFO returns at once instead of blocking start-up; the fstat
-    # below then refuses it (and anything else that is not a regular file).
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise StateFileError("not a regular file")
-        if info.st_size > MAX_STATE_BYTES:
-            raise StateFileError(f"{info.st_size} bytes, more than a state file ever holds ({MAX_STATE_BYTES})")
-        data = handle.read(MAX_STATE_BYTES + 1)
-    if len(data) > MAX_STATE_BYTES:
-        raise StateFileError(f"more than {MAX_STATE_BYTES} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise StateFileError(f"not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start})") from None
-
-
 def parse_state(text: str) -> dict[str, Any]:
     """The per-series mapping of a state file's text; raises StateFileError (or ValueError) when unusable."""
     try:
@@ -124,13 +104,13 @@ def load_state(path: str | os.PathLike) -> dict[str, Any]:
     """
     path = Path(path)
     try:
-        return parse_state(_read_regular_file(path))
+        return parse_state(read_regular_text(path, MAX_STATE_BYTES))
     except FileNotFoundError:
         log.info("leak state file %s does not exist yet: starting without history", path)
     except OSError as exc:
         log.warning("leak state file %s unreadable (%s): starting without history", path,
                     exc.strerror or exc)
-    except ValueError as exc:  # StateFileError, json's JSONDecodeError, int() of too many digits
+    except ValueError as exc:  # UnusableFile, StateFileError, JSONDecodeError, int() of too many digits
         log.warning("leak state file %s is unusable (%s): starting without history", path, exc)
     return {}
 

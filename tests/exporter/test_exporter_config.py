@@ -287,7 +287,7 @@ def test_durations_out_of_range_are_one_error_line_and_exit_2(flag, value, caplo
 
 
 @pytest.mark.parametrize("kind, message", [
-    ("binary", "not a UTF-8 YAML file"),
+    ("binary", "not UTF-8 text"),
     ("fifo", "not a regular file"),
     ("directory", "Is a directory"),
     ("missing", "cannot read"),
@@ -320,4 +320,4 @@ def test_the_exporter_command_refuses_a_binary_web_config_naming_it(tmp_path):
                              "--web.listen-address=127.0.0.1:0"], capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and str(path) in lines[0] and "not a UTF-8 YAML file" in lines[0], result.stderr
+    assert len(lines) == 1 and str(path) in lines[0] and "not UTF-8 text" in lines[0], result.stderr

@@ -97,7 +97,7 @@ def test_an_oversized_file_is_not_read(tmp_path, caplog):
         handle.truncate(MAX_STATE_BYTES + 1)  # sparse: costs no disk
     with caplog.at_level(logging.WARNING, logger="agents.leak"):
         assert load_in_thread(path) == {}
-    assert "more than a state file ever holds" in caplog.text
+    assert "more than such a file ever holds" in caplog.text
 
 
 def test_an_unreadable_file_is_a_warning(tmp_path, caplog):
