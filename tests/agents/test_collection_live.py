@@ -93,6 +93,13 @@ def test_binary_log_space_is_the_sum_of_show_binary_logs(mariadb, root_collector
     mariadb.execute("CREATE DATABASE IF NOT EXISTS binlog_probe",
                     "CREATE TABLE IF NOT EXISTS binlog_probe.t (id INT PRIMARY KEY)",
                     "INSERT INTO binlog_probe.t VALUES (1), (2), (3)", "FLUSH BINARY LOGS")
+    # MariaDB writes the new log's Binlog_checkpoint event in the background, once the old log's
+    # transactions are durable: wait for it, or the sizes differ by that event.
+    previous, logs = None, mariadb.execute("SHOW BINARY LOGS")
+    deadline = time.monotonic() + 10
+    while logs != previous and time.monotonic() < deadline:
+        time.sleep(0.3)
+        previous, logs = logs, mariadb.execute("SHOW BINARY LOGS")
     snapshot = root_collector.collect(sources={"global_variables", "binlog"})
     logs = mariadb.execute("SHOW BINARY LOGS")
     assert len(logs) >= 2
