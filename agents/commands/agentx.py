@@ -129,10 +129,11 @@ def build_agent(args, hooks=()) -> Agent:
     def collect():
         return collector.collect(deadline=time.monotonic() + timeout)
 
-    # A collection running longer than one statement may (plus the client's one-second margin)
-    # waits on a server that does not answer: its old values are withdrawn meanwhile.
+    # A collection still running past its own budget and past the longest a statement may take
+    # (plus the client's one-second margin) waits on a server that does not answer: its old
+    # values are withdrawn meanwhile.  Either bound alone would flag a healthy collection.
     refresher = ViewRefresher(collect, TreeLayout.from_catalog(catalog, legacy_root), args.refresh,
-                              collector.settings.target, stale_after=min(timeout, args.statement_timeout + 1.0))
+                              collector.settings.target, stale_after=max(timeout, args.statement_timeout + 1.0))
     session = AgentXSession(address, refresher.current_view, [legacy_root, new_root],
                             agent_id=legacy_root[:-1], ping_interval=args.ping_interval)
     detector = None
