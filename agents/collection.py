@@ -13,10 +13,14 @@ What a snapshot promises:
 - when the server goes away mid-collection the snapshot has ``up=False``, the
   error, and no server values at all (only the ``agent_*`` ones describing the
   collection), rather than half of a collection;
+- a connection lost during a collection is reopened once and the source that
+  lost it is run again, so one dropped connection does not cost a collection;
 - a source denied for a missing grant, or running a statement this server does
-  not know, is logged once and then skipped without sending anything until
-  ``disabled_retry_seconds`` have passed (then retried on a fresh connection,
-  since the server applies new global grants to new sessions only).
+  not know, is logged once and then skipped without sending anything until its
+  retry time: ``disabled_retry_seconds`` after the first failure, doubling up to
+  ``disabled_retry_max_seconds``, and at once whenever the connection is reopened.
+  A retry runs on a fresh session (the server applies new global grants to new
+  sessions only), and a source that works again says so in the log.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from agents.catalog import Catalog, load_catalog
-from agents.connection import ConnectionSettings, MySQLConnection, MySQLUnavailable, QueryError
+from agents.connection import CONNECTION_ERRORS, ConnectionSettings, MySQLConnection, MySQLUnavailable, QueryError
 from agents.derived import apply_derivations
 from agents.snapshot import Snapshot, SourceStatus
 from agents.sources import (
@@ -68,11 +72,13 @@ PERSISTENT_REASONS = frozenset({"privilege", "unsupported"})
 
 @dataclass
 class _Disabled:
-    """A source switched off after an error that repeats by nature, until ``retry_at``."""
+    """A source switched off after an error that repeats by nature, until ``retry_at``
+    or until the connection is reopened (``session`` is the one it failed on)."""
 
     error: str
     reason: str
     retry_at: float
+    session: int
 
 
 class Collector:
@@ -86,7 +92,8 @@ class Collector:
         lock_wait_timeout: int = 1,
         heartbeat: HeartbeatOptions | None = None,
         host_metrics: str = "auto",
-        disabled_retry_seconds: float = 3600.0,
+        disabled_retry_seconds: float = 15.0,
+        disabled_retry_max_seconds: float = 900.0,
         connection: MySQLConnection | None = None,
         source_options: SourceOptions | None = None,
     ):
@@ -105,6 +112,7 @@ class Collector:
         self.catalog = catalog if catalog is not None else load_catalog()
         self.host_metrics = host_metrics
         self.disabled_retry_seconds = disabled_retry_seconds
+        self.disabled_retry_max_seconds = disabled_retry_max_seconds
         self.connection = connection or MySQLConnection(
             settings, statement_timeout=statement_timeout, lock_wait_timeout=lock_wait_timeout
         )
@@ -115,6 +123,12 @@ class Collector:
             name: self._build(cls, heartbeat) for name, cls in classes.items() if name in names
         }
         self._disabled: dict[str, _Disabled] = {}
+        # Consecutive collections in which each source was denied: sets its next retry delay.
+        self._denials: dict[str, int] = {}
+        # Sources whose last run failed, and why: a failure is logged when it starts or changes.
+        self._failing: dict[str, str] = {}
+        # Sources of the collection in progress whose statement the server left unanswered.
+        self._unanswered_sources: dict[str, str] = {}
         self._mapping_plans: dict[tuple, MappingPlan] = {}
         self._lock = threading.Lock()
         self.collections = 0
@@ -192,30 +206,51 @@ class Collector:
         except QueryError as exc:
             return self._down(snapshot, selected, str(exc), exc.reason)
         snapshot.server = server
+        self._unanswered_sources.clear()
         results: dict[str, SourceResult] = {}
         context: dict[str, object] = {}
         batch_ends = 0  # selected[:batch_ends] have been pipelined (or needed no batch)
+        reopened = False
+        index = 0
         try:
-            for index, scraper in enumerate(selected):
+            while index < len(selected):
+                scraper = selected[index]
                 if deadline is not None and time.monotonic() >= deadline:
                     snapshot.sources[scraper.name] = SourceStatus(
                         scraper.name, ok=False, duration_seconds=0.0, error="collection deadline passed",
                         reason="deadline")
+                    index += 1
                     continue
                 if index >= batch_ends:
                     batch_ends = self._pipeline_run(selected, index, server)
                 try:
                     status, result = self._run(scraper, server, context)
                 except MySQLUnavailable as exc:
-                    log.warning("%s: lost the server during %s: %s", self.settings.target, scraper.name, exc)
+                    lost = exc
+                    if not reopened:
+                        reopened = True
+                        try:
+                            server = snapshot.server = self._reopen(scraper, exc)
+                        except QueryError as again:
+                            lost = again
+                        else:
+                            batch_ends = index  # the rest of the run goes again, on the new session
+                            continue
+                    log.warning("%s: lost the server during %s: %s", self.settings.target, scraper.name, lost)
                     return self._down(Snapshot(target=snapshot.target, timestamp=snapshot.timestamp), selected,
-                                      f"{self.settings.target}: {exc}", "connection")
+                                      f"{self.settings.target}: {lost}", "connection")
                 snapshot.sources[scraper.name] = status
                 if result is not None:
                     results[scraper.name] = result
                     context.update(result.raw)
+                index += 1
         finally:
             self.connection.discard_pipelined()
+        unanswered = self._unanswered(snapshot)
+        if unanswered is not None:
+            log.warning("%s: the server answered nothing in this collection: %s", self.settings.target, unanswered)
+            return self._down(Snapshot(target=snapshot.target, timestamp=snapshot.timestamp), selected,
+                              f"{self.settings.target}: no answer from the server: {unanswered}", "timeout")
         for result in results.values():
             snapshot.raw.update(result.raw)
         by_kind: dict[str, list[SourceResult]] = {}
@@ -227,6 +262,27 @@ class Collector:
         apply_derivations(self.catalog, snapshot, results)
         snapshot.up = True
         return snapshot
+
+    def _unanswered(self, snapshot: Snapshot) -> str | None:
+        """Why the server is not up although connected: a statement of this collection got no
+        answer in time (the client gave up, not the server) and no other got one, even an
+        error (a frozen or drowning server).  None otherwise."""
+        if not self._unanswered_sources:
+            return None
+        if any(s.statements and s.name not in self._unanswered_sources for s in snapshot.sources.values()):
+            return None
+        name, error = next(iter(self._unanswered_sources.items()))
+        return f"{name}: {error}"
+
+    def _reopen(self, scraper: Scraper, lost: MySQLUnavailable):
+        """One new connection within this collection, after ``scraper`` lost the old one.
+
+        A connection the server closed (wait_timeout, a KILL, a restart behind a proxy)
+        says nothing about the server: only a failure to open a new one does.
+        """
+        log.info("%s: connection lost during %s (%s); reconnecting", self.settings.target, scraper.name, lost)
+        self.connection.discard_pipelined()
+        return self.connection.ensure_connected()
 
     def _pipeline_run(self, selected: list[Scraper], start: int, server) -> int:
         """Send the statements of the run of pipelined sources from ``start`` in one round trip.
@@ -257,7 +313,8 @@ class Collector:
         name = scraper.name
         disabled = self._disabled.get(name)
         if disabled is not None:
-            if time.monotonic() < disabled.retry_at:
+            same_session = disabled.session == self.connection.sessions
+            if same_session and time.monotonic() < disabled.retry_at:
                 return SourceStatus(name, ok=False, duration_seconds=0.0, error=disabled.error,
                                     reason=disabled.reason)
             del self._disabled[name]
@@ -288,27 +345,47 @@ class Collector:
         except SourceUnavailable as exc:
             return status(False, str(exc), "not_local" if isinstance(scraper, LocalScraper) else "unsupported"), None
         except QueryError as exc:
+            if exc.reason == "timeout" and exc.code in CONNECTION_ERRORS:  # our read timeout, not the server's
+                self._unanswered_sources[name] = str(exc)
             if exc.reason in PERSISTENT_REASONS:
                 error = self._disable(scraper, server, exc)
                 return status(False, error, exc.reason), None
-            log.warning("%s: %s failed (%s): %s", self.settings.target, name, exc.statement, exc)
+            log.log(self._failure_level(name, exc.reason), "%s: %s failed (%s): %s",
+                    self.settings.target, name, exc.statement, exc)
             return status(False, str(exc), exc.reason), None
         except Exception as exc:  # a parser refusing what the server printed: count it, keep going
-            log.warning("%s: %s: could not parse the server's answer: %s", self.settings.target, name, exc)
+            log.log(self._failure_level(name, "parse"), "%s: %s: could not parse the server's answer: %s",
+                    self.settings.target, name, exc)
             log.debug("parse failure in %s", name, exc_info=True)
             return status(False, f"{type(exc).__name__}: {exc}", "parse"), None
+        self._denials.pop(name, None)
+        if self._failing.pop(name, None):
+            log.warning("%s: source %s works again", self.settings.target, name)
         return status(True), result
+
+    def _failure_level(self, name: str, reason: str) -> int:
+        """WARNING when the source starts failing or fails for another reason, DEBUG when it repeats:
+        a heartbeat table held by a lock must not log the same line at every collection."""
+        repeated = self._failing.get(name) == reason
+        self._failing[name] = reason
+        return logging.DEBUG if repeated else logging.WARNING
 
     def _disable(self, scraper: Scraper, server, exc: QueryError) -> str:
         error = f"{exc.statement}: {exc}"
         if exc.reason == "privilege":
             error += f" -- grant {scraper.privilege_hint(server, exc.statement or '')} to the monitoring user"
-        self._disabled[scraper.name] = _Disabled(error, exc.reason, time.monotonic() + self.disabled_retry_seconds)
-        # Logged once: the source is skipped (no statement sent) until the retry time.
-        log.warning(
-            "%s: source %s disabled for %.0fs: %s",
-            self.settings.target, scraper.name, self.disabled_retry_seconds, error,
-        )
+        denials = self._denials.get(scraper.name, 0) + 1
+        self._denials[scraper.name] = denials
+        self._failing[scraper.name] = exc.reason
+        delay = min(self.disabled_retry_max_seconds, self.disabled_retry_seconds * 2 ** (denials - 1))
+        self._disabled[scraper.name] = _Disabled(error, exc.reason, time.monotonic() + delay,
+                                                 self.connection.sessions)
+        if denials == 1:
+            # Logged once per outage: the source is skipped (no statement sent) until its retry.
+            log.warning("%s: source %s disabled: %s (retried on reconnect and after %.0fs, backing off to %.0fs)",
+                        self.settings.target, scraper.name, error, delay, self.disabled_retry_max_seconds)
+        else:
+            log.debug("%s: source %s still failing, next retry in %.0fs", self.settings.target, scraper.name, delay)
         return error
 
 

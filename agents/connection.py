@@ -439,6 +439,8 @@ class MySQLConnection:
         self._failures = 0
         self._next_attempt = 0.0
         self._ever_connected = False
+        # Sessions opened so far: a new session sees grants given since the last one.
+        self.sessions = 0
         self.last_error: str | None = None
 
     @property
@@ -496,16 +498,18 @@ class MySQLConnection:
             self._next_attempt = self._clock() + delay
             error = exc if isinstance(exc, QueryError) else classify_error(exc)
             self.last_error = str(error)
-            if self._failures == 1 and self._ever_connected:
-                # Once per outage (the recovery is logged too).  A first connection that
-                # fails is the caller's to report: the exception says it all.
-                log.warning("cannot reconnect to %s: %s (retrying with backoff)", self.settings.target, error)
+            if self._failures == 1:
+                # Once per outage, the first one at start-up included (the recovery is logged too).
+                verb = "reconnect" if self._ever_connected else "connect"
+                log.warning("cannot %s to %s: %s (retrying with backoff)", verb, self.settings.target, error)
             if error.reason == "privilege":  # e.g. 1045 bad password: not a server outage
                 raise QueryError(f"{self.settings.target}: {error}", reason="privilege", code=error.code) from None
             raise MySQLUnavailable(f"{self.settings.target}: {error}", code=error.code) from None
-        if self._failures and self._ever_connected:
-            log.info("reconnected to %s after %d failed attempt(s)", self.settings.target, self._failures)
+        if self._failures:
+            log.warning("%s to %s after %d failed attempt(s)",
+                        "reconnected" if self._ever_connected else "connected", self.settings.target, self._failures)
         self._ever_connected = True
+        self.sessions += 1
         self._failures = 0
         self._next_attempt = 0.0
         self.last_error = None

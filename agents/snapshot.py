@@ -66,6 +66,10 @@ class Snapshot:
     raw: dict[str, object] = field(default_factory=dict)
     sources: dict[str, SourceStatus] = field(default_factory=dict)
     error: str | None = None
+    # When the newest values from the server were read, if not at ``timestamp``: a
+    # collection that did not reach the server carries the time of the last one that
+    # did, so the age of the data keeps growing through an outage.
+    data_timestamp: float | None = None
 
     def get(self, name: str, default: Value = None) -> Value:
         return self.values.get(name, default)
@@ -82,4 +86,8 @@ class Snapshot:
 
     @property
     def age_seconds(self) -> float:
-        return max(0.0, time.time() - self.timestamp)
+        return self.data_age_seconds(time.time())
+
+    def data_age_seconds(self, now: float) -> float:
+        stamp = self.timestamp if self.data_timestamp is None else self.data_timestamp
+        return max(0.0, now - stamp)

@@ -5,6 +5,11 @@ old one in a single assignment, so requests (served on the event loop) see eithe
 the new view, never a half-built one.  A collection that raises, or whose view cannot be
 built, becomes a "down" snapshot: MySQL's objects vanish (noSuchInstance), the agent's status
 objects say why.
+
+A collection still running after ``stale_after`` seconds (the server took longer than its own
+statement limit to answer, e.g. a frozen mysqld) does not leave the old values on show: a
+"stale" view replaces them at once, with myAgentMysqlUp 0 and the data age still growing from
+the last collection that reached the server.
 """
 
 from __future__ import annotations
@@ -20,10 +25,10 @@ from agents.snapshot import Snapshot
 log = logging.getLogger(__name__)
 
 
-def down_snapshot(target: str, error: str) -> Snapshot:
+def down_snapshot(target: str, error: str, data_timestamp: float | None = None) -> Snapshot:
     """What is served when there is no collection to show: MySQL down, and why."""
     return Snapshot(target=target, timestamp=time.time(), up=False, error=error,
-                    values={"agent_mysql_up": 0, "agent_last_error": error})
+                    values={"agent_mysql_up": 0, "agent_last_error": error}, data_timestamp=data_timestamp)
 
 
 SnapshotHook = Callable[[Snapshot], None]
@@ -45,14 +50,17 @@ class ViewRefresher:
 
     def __init__(self, collect: Callable[[], Snapshot], layout: TreeLayout, interval: float, target: str,
                  hooks: list[SnapshotHook] | None = None,
-                 published: list[SnapshotHook] | None = None) -> None:
+                 published: list[SnapshotHook] | None = None, stale_after: float | None = None) -> None:
         self.collect = collect
         self.layout = layout
         self.interval = interval
         self.target = target
         self.hooks: list[SnapshotHook] = list(hooks or ())
         self.published: list[SnapshotHook] = list(published or ())
+        self.stale_after = stale_after
         self.snapshot = down_snapshot(target, "no collection yet")
+        # When the served values were read from the server (start-up until the first one).
+        self.data_timestamp = self.snapshot.timestamp
         self.view: MibView = build_view(layout, self.snapshot)
 
     def current_view(self) -> MibView:
@@ -74,16 +82,37 @@ class ViewRefresher:
 
     async def refresh_once(self) -> Snapshot:
         snapshot, view = await asyncio.to_thread(self._collect_and_build)
+        if snapshot.up:
+            self.data_timestamp = snapshot.timestamp
+        elif snapshot.data_timestamp is None:
+            snapshot.data_timestamp = self.data_timestamp
         self.snapshot, self.view = snapshot, view
         if self.published:
             # In a thread: a callback may wait on the event loop (AgentX Notify).
             await asyncio.to_thread(run_callbacks, self.published, snapshot)
         return snapshot
 
+    def serve_stale(self, running_seconds: float) -> None:
+        """The collection in progress is overdue: withdraw the old values until it ends."""
+        error = (f"collection from {self.target} still running after {running_seconds:.1f}s: "
+                 "the server is not answering in time")
+        log.warning("%s; serving myAgentMysqlUp = 0 until it ends", error)
+        self.snapshot = down_snapshot(self.target, error, self.data_timestamp)
+        self.view = build_view(self.layout, self.snapshot)
+
+    async def _refresh_or_go_stale(self) -> None:
+        refresh = asyncio.ensure_future(self.refresh_once())
+        started = time.monotonic()
+        if self.stale_after is not None:
+            done, _ = await asyncio.wait({refresh}, timeout=self.stale_after)
+            if not done:
+                self.serve_stale(time.monotonic() - started)
+        await refresh
+
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
             started = time.monotonic()
-            await self.refresh_once()
+            await self._refresh_or_go_stale()
             remaining = max(0.0, self.interval - (time.monotonic() - started))
             try:
                 await asyncio.wait_for(stop.wait(), timeout=remaining)

@@ -147,7 +147,7 @@ class TreeLayout:
 # error, counts) are in the snapshot: the Collector puts them there.
 LiveCompute = Callable[[Snapshot, float], Value]
 LIVE_VALUES: dict[str, LiveCompute] = {
-    "agent_data_age_seconds": lambda snapshot, now: max(0.0, now - snapshot.timestamp),
+    "agent_data_age_seconds": lambda snapshot, now: snapshot.data_age_seconds(now),
 }
 
 

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import math
+import os
 import signal
 import sys
 import time
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from agents.commands.collect import add_collection_arguments, collector_from_args, listed_sources
 from agents.commands.perl_agent_options import PidFile, add_perl_agent_options, apply_perl_agent_options
-from agents.connection import ConfigError, add_connection_arguments
+from agents.connection import PASSWORD_ENV, ConfigError, add_connection_arguments
 
 if TYPE_CHECKING:
     from agents.agentx.refresher import ViewRefresher
@@ -120,13 +121,22 @@ def build_agent(args, hooks=()) -> Agent:
         raise ConfigError(f"--oid {args.oid} overlaps the new tree at {'.'.join(map(str, new_root))}")
     address = MasterAddress.parse(args.agentx_socket)
     collector = collector_from_args(args)
+    # The agent connects at most once per collection (twice when a connection is lost midway):
+    # the refresh interval is its backoff, and any other would only delay the first collection
+    # after the server is back.
+    collector.connection.backoff_max = 0.0
+    # A denied source is first retried at the next collection, then less and less often.
+    collector.disabled_retry_seconds = min(collector.disabled_retry_seconds, args.refresh)
     timeout = args.timeout if args.timeout is not None else args.refresh
 
     def collect():
         return collector.collect(deadline=time.monotonic() + timeout)
 
+    # A collection still running past its own budget and past the longest a statement may take
+    # (plus the client's one-second margin) waits on a server that does not answer: its old
+    # values are withdrawn meanwhile.  Either bound alone would flag a healthy collection.
     refresher = ViewRefresher(collect, TreeLayout.from_catalog(catalog, legacy_root), args.refresh,
-                              collector.settings.target)
+                              collector.settings.target, stale_after=max(timeout, args.statement_timeout + 1.0))
     session = AgentXSession(address, refresher.current_view, [legacy_root, new_root],
                             agent_id=legacy_root[:-1], ping_interval=args.ping_interval)
     from agents.agentx.state_notifications import state_notification_hook
@@ -177,6 +187,8 @@ def run(args) -> int:
     except (ConfigError, ValueError) as exc:
         print(f"mysql-snmp agentx: {exc}", file=sys.stderr)
         return 2
+    # Read into the connection settings: no child process inherits the password.
+    os.environ.pop(PASSWORD_ENV, None)
     try:
         with PidFile(args.perl_pid_file):
             asyncio.run(serve(agent.refresher, agent.session))

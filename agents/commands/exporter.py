@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import signal
 import threading
 
@@ -40,7 +41,7 @@ def _check_durations(config) -> None:
 
 def run(args) -> int:
     from agents.catalog import CatalogError, load_catalog
-    from agents.connection import ConfigError
+    from agents.connection import PASSWORD_ENV, ConfigError
     from agents.exporter.app import ExporterApp
     from agents.exporter.flags import config_from_args, ignored_flags, parse_listen_address
     from agents.exporter.server import serve
@@ -65,6 +66,8 @@ def run(args) -> int:
         web = load_web_config(config.web_config_file)
         catalog = load_catalog()
         app = ExporterApp(config, catalog, web)
+        # The app keeps its own copy of the environment; no child process inherits the password.
+        os.environ.pop(PASSWORD_ENV, None)
         app.default_target()  # a broken option file is an error now, not at the first scrape
     except (SystemdSocketError, WebConfigError, CatalogError, ConfigError, ValueError) as exc:
         log.error("%s", exc)

@@ -64,11 +64,14 @@ def parsed_values(kind: str, text: str, legacy_names: bool, path: str) -> dict[s
 
     if kind == "innodb-status":
         from agents.sources.innodb_status import innodb_result
+        from parsers.innodb import parse_innodb_status
         from parsers.innodb_legacy import legacy_innodb_values
 
         # A saved \G row or Type/Name/Status table is fine: the parser looks for the
-        # monitor's section headers and ignores the client's framing around them.
-        if not any(header in text for header in INNODB_HEADERS):
+        # monitor's section headers and ignores the client's framing around them.  One
+        # section saved alone by a tool (pt-deadlock-logger keeps the LATEST DETECTED
+        # DEADLOCK block) is parsed for what it holds.
+        if not any(header in text for header in INNODB_HEADERS) and not parse_innodb_status(text).sections:
             raise BadInput(f"{path}: not SHOW ENGINE INNODB STATUS output (no InnoDB monitor section headers)")
         if legacy_names:
             return dict(legacy_innodb_values(text))

@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 SCRAPE_TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
 MAX_PROBE_TARGETS = 64
+RECONNECT_BACKOFF_MAX_SECONDS = 2.0
 
 
 class ExporterApp:
@@ -57,7 +58,7 @@ class ExporterApp:
             heartbeat = HeartbeatOptions(self.config.heartbeat_database, self.config.heartbeat_table,
                                          self.config.heartbeat_utc)
         sources = {s for c in self.enabled for s in c.sources} - {"heartbeat"}
-        return Collector(
+        collector = Collector(
             settings,
             self.catalog,
             sources,
@@ -67,6 +68,10 @@ class ExporterApp:
             host_metrics="auto" if "host" in names else "off",
             source_options=self.config.source_options,
         )
+        # Collections of a target are single-flight and paced by Prometheus: a longer backoff
+        # would only fail the first scrapes after the server is back.
+        collector.connection.backoff_max = RECONNECT_BACKOFF_MAX_SECONDS
+        return collector
 
     def _target(self, name: str, settings: ConnectionSettings, observers=()) -> Target:
         if self.config.tls_insecure_skip_verify:
@@ -151,6 +156,4 @@ class ExporterApp:
     def scrape(self, target: Target, requested: list[str], timeout_header: str | None) -> list:
         collectors = self.collectors_for(requested)
         outcome = target.scrape(collectors, self.deadline(timeout_header))
-        connected = bool(getattr(getattr(target.collector, "connection", None), "connected", False))
-        return scrape_families(outcome, target.counters_now(), self.catalog, self.config.compat, connected,
-                               target.interner)
+        return scrape_families(outcome, target.counters_now(), self.catalog, self.config.compat, target.interner)

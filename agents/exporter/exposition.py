@@ -7,6 +7,7 @@ counters); nothing here mutates shared state except through the target's interne
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import replace
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -15,6 +16,7 @@ from agents.catalog import Catalog
 from agents.exporter.collectors import ALWAYS_EXPORTED_KINDS, CompatOptions
 from agents.exporter.encoding import FamilyInterner
 from agents.exporter.families import catalog_families, exposed_names
+from agents.snapshot import Snapshot
 from agents.exporter.targets import (
     ScrapeOutcome,
     TargetCounters,
@@ -69,20 +71,36 @@ def _self_families(outcome: ScrapeOutcome, counters: TargetCounters, up: float) 
     return families
 
 
+def _data_age_families(catalog: Catalog, counters: TargetCounters, taken: set[str]) -> list[Metric]:
+    """The age of the newest values read from the server, as of this scrape (absent before the first).
+
+    Computed here, not in the collection: a scrape served from an earlier collection
+    (``--exporter.min-interval``) or while the server hangs shows how old the values are.
+    """
+    if counters.last_up is None:
+        return []
+    ages = Snapshot(target="", values={"agent_data_age_seconds": max(0.0, time.time() - counters.last_up)})
+    return catalog_families(catalog, ages, {"agent"}, taken)
+
+
 def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: Catalog,
-                    options: CompatOptions, up_when_unknown: bool,
-                    interner: FamilyInterner | None = None) -> list[Metric]:
-    """Everything one scrape exposes.  MySQL down: mysql_up 0 and self metrics, no MySQL values."""
+                    options: CompatOptions, interner: FamilyInterner | None = None) -> list[Metric]:
+    """Everything one scrape exposes.  MySQL down: mysql_up 0 and self metrics, no MySQL values.
+
+    A scrape whose deadline passed before any collection finished says mysql_up 0 too, even
+    with the connection still open: a server that does not answer in time is not up.
+    """
     record = outcome.record
-    if record is None:
-        # The deadline passed before any collection finished: say so, show no numbers.
-        return _self_families(outcome, counters, 1.0 if up_when_unknown else 0.0)
+    up = record is not None and record.snapshot.up
+    families = _self_families(outcome, counters, 1.0 if up else 0.0)
+    taken: set[str] = set()
+    for family in families:
+        taken.update(exposed_names(family))
+    families.extend(_data_age_families(catalog, counters, taken))
+    if not up:
+        return families
     snapshot = record.snapshot
     options = replace(options, exclude_thread_id=record.own_thread_id)
-    families = _self_families(outcome, counters, 1.0 if snapshot.up else 0.0)
-    if not snapshot.up:
-        return families
-    taken: set[str] = set()
     for family in families:
         taken.update(exposed_names(family))
     kinds: set[str] = set(ALWAYS_EXPORTED_KINDS)

@@ -58,9 +58,11 @@ class TargetCounters:
     errors: Counter = field(default_factory=Counter)  # (collector label, reason) -> count
     last_success: dict[str, float] = field(default_factory=dict)  # collector label -> unix time
     collections: int = 0
+    last_up: float | None = None  # unix time of the last collection that reached the server
 
     def copy(self) -> "TargetCounters":
-        return TargetCounters(self.scrapes, Counter(self.errors), dict(self.last_success), self.collections)
+        return TargetCounters(self.scrapes, Counter(self.errors), dict(self.last_success), self.collections,
+                              self.last_up)
 
 
 def collector_statuses(collector: ExporterCollector, snapshot: Snapshot) -> list[SourceStatus]:
@@ -174,7 +176,9 @@ class Target:
         try:
             import pymysql
 
-            kwargs = dict(settings.pymysql_kwargs(), connect_timeout=min(2.0, settings.connect_timeout))
+            # Bounded reads too: a frozen server accepts the TCP connection and never greets.
+            kwargs = dict(settings.pymysql_kwargs(), connect_timeout=min(2.0, settings.connect_timeout),
+                          read_timeout=2.0, write_timeout=2.0)
             side = pymysql.connect(**kwargs)
             try:
                 with side.cursor() as cursor:
@@ -208,6 +212,8 @@ class Target:
         snapshot = record.snapshot
         with self._lock:
             self.counters.collections += 1
+            if snapshot.up:
+                self.counters.last_up = snapshot.timestamp
             for collector in record.collectors:
                 if not_local(collector, snapshot):
                     self._log_not_local(collector, snapshot)

@@ -32,6 +32,8 @@ from pathlib import Path
 
 import yaml
 
+from agents.textfile import UnusableFile, read_regular_text
+
 log = logging.getLogger(__name__)
 
 
@@ -45,6 +47,7 @@ _TLS_VERSIONS = {
     "TLS12": ssl.TLSVersion.TLSv1_2,
     "TLS13": ssl.TLSVersion.TLSv1_3,
 }
+_WEAK_TLS_VERSIONS = frozenset({"TLS10", "TLS11"})
 _CLIENT_AUTH = {
     "": ssl.CERT_NONE,
     "NoClientCert": ssl.CERT_NONE,
@@ -145,6 +148,10 @@ def parse_web_config(document: object, base_dir: Path) -> WebConfig:
                 if raw_tls[key] not in _TLS_VERSIONS:
                     raise WebConfigError(f"tls_server_config.{key} {raw_tls[key]!r} is not one of "
                                          f"{', '.join(_TLS_VERSIONS)}")
+                if raw_tls[key] in _WEAK_TLS_VERSIONS:
+                    # Deprecated by RFC 8996: a file asking for them is refused, not quietly served.
+                    raise WebConfigError(f"tls_server_config.{key} {raw_tls[key]} is too weak "
+                                         "(TLS 1.0 and 1.1 are deprecated); use TLS12 or TLS13")
                 versions[key] = _TLS_VERSIONS[raw_tls[key]]
         tls = TLSSettings(
             cert_file=_path(base_dir, raw_tls["cert_file"], "cert_file"),
@@ -167,14 +174,24 @@ def parse_web_config(document: object, base_dir: Path) -> WebConfig:
     return WebConfig(tls=tls, users=dict(users), headers={str(k): str(v) for k, v in headers.items()})
 
 
+# A web config is a few lines; a bigger file is not one (and must not be read into memory).
+MAX_WEB_CONFIG_BYTES = 1 << 20
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())
+
+
 def load_web_config(path: str | os.PathLike | None) -> WebConfig:
     if not path:
         return WebConfig()
     path = Path(path)
     try:
-        document = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise WebConfigError(f"{path}: {exc}") from exc
+        document = yaml.safe_load(read_regular_text(path, MAX_WEB_CONFIG_BYTES))
+    except OSError as exc:
+        raise WebConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (UnusableFile, yaml.YAMLError) as exc:
+        raise WebConfigError(f"{path}: {_one_line(exc)}") from None
     try:
         config = parse_web_config(document, path.resolve().parent)
         if config.tls is not None:

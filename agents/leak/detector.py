@@ -28,7 +28,7 @@ from agents.leak.assessment import REASONS
 from agents.leak.config import LeakConfig, SeriesConfig, load_leak_config
 from agents.leak.forecast import forecast, number
 from agents.leak.series_detector import LeakEvent, SeriesDetector
-from agents.leak.state_file import load_state, save_state
+from agents.leak.state_file import load_state, save_state, storable
 from agents.snapshot import Labels, Snapshot, labels_of
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ class LeakDetector:
         if saved is not None:
             try:
                 detector.load_dict(saved)
-            except (KeyError, TypeError, ValueError) as exc:
+            except (KeyError, TypeError, ValueError, OverflowError) as exc:
                 log.warning("leak state of %s is malformed (%s): starting it without history", ident, exc)
                 detector = SeriesDetector(ident, series, self.config)
         self.detectors[ident] = detector
@@ -164,9 +164,19 @@ class LeakDetector:
             if _last_time(saved) is not None and now - _last_time(saved) <= self.config.baseline_seconds
         }
         state = dict(self._saved_state)
-        state.update({ident: d.to_dict() for ident, d in self.detectors.items()})
+        for ident, detector in list(self.detectors.items()):
+            saved = detector.to_dict()
+            if storable(saved):
+                state[ident] = saved
+                continue
+            # A NaN or an overflow in one series' history must not make every save fail for
+            # ever: that series starts afresh, the others are saved.
+            log.warning("leak history of %s holds a number that cannot be saved: restarting that series", ident)
+            self.detectors[ident] = SeriesDetector(ident, detector.series, self.config)
         try:
             save_state(self.state_path, state, now)
+            if self._save_failed:
+                log.warning("leak state file %s written again", self.state_path)
             self._save_failed = False
         except (OSError, ValueError) as exc:
             if not self._save_failed:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import re
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from agents.textfile import read_regular_text
 
 log = logging.getLogger(__name__)
 
@@ -28,30 +31,88 @@ def state_path_for_target(base: str | os.PathLike, target: str) -> Path:
     return base.with_name(f"{base.stem}.{slug}{base.suffix}")
 
 
-def load_state(path: str | os.PathLike) -> dict[str, Any]:
-    """The per-series state mapping saved by save_state(); {} (with a warning) when unusable."""
-    path = Path(path)
+# The largest file a detector writes is well under 2 MiB (max_series x a week of 15-min
+# buckets and a few hours of bins); anything much bigger was not written by it.
+MAX_STATE_BYTES = 32 * 2**20
+# Numbers in the file are bytes, counts and Unix times: none comes near this.  A larger
+# one (or a NaN, an infinity) would poison every computation and every later save.
+MAX_MAGNITUDE = 2.0**63
+# to_dict() nests four levels; deeper input is hostile and must not reach a recursive walk.
+MAX_DEPTH = 8
+
+
+class StateFileError(ValueError):
+    """Why a state file cannot be used (one line, for the warning)."""
+
+
+def _number(text: str) -> float | int:
+    value = float(text) if any(c in text for c in ".eE") else int(text)
+    if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:  # also false for nan
+        raise StateFileError(f"number {text[:40]} out of range")
+    return value
+
+
+def _no_constant(name: str) -> None:
+    raise StateFileError(f"{name} is not a number this file may hold")
+
+
+def _check_depth(value: Any, depth: int = 0) -> None:
+    if depth > MAX_DEPTH:
+        raise StateFileError(f"nested deeper than {MAX_DEPTH} levels")
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    for child in children:
+        _check_depth(child, depth + 1)
+
+
+def storable(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` can be written so that parse_state() reads it back: finite numbers in
+    range, strings, None, and lists/dicts (string keys) no deeper than MAX_DEPTH."""
+    if depth > MAX_DEPTH:
+        return False
+    if value is None or isinstance(value, (str, bool)):
+        return True
+    if isinstance(value, (int, float)):
+        return math.isfinite(value) and -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and storable(v, depth + 1) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return all(storable(v, depth + 1) for v in value)
+    return False
+
+
+def parse_state(text: str) -> dict[str, Any]:
+    """The per-series mapping of a state file's text; raises StateFileError (or ValueError) when unusable."""
     try:
-        text = path.read_text()
-    except FileNotFoundError:
-        log.info("leak state file %s does not exist yet: starting without history", path)
-        return {}
-    except OSError as exc:
-        log.warning("leak state file %s unreadable (%s): starting without history", path, exc)
-        return {}
-    try:
-        document = json.loads(text)
-    except ValueError as exc:
-        log.warning("leak state file %s is corrupt (%s): starting without history", path, exc)
-        return {}
+        document = json.loads(text, parse_float=_number, parse_int=_number, parse_constant=_no_constant)
+    except RecursionError:
+        raise StateFileError("nested too deeply to parse") from None
     if not isinstance(document, dict) or document.get("version") != FORMAT_VERSION:
-        log.warning("leak state file %s has an unknown format: starting without history", path)
-        return {}
+        raise StateFileError("unknown format")
     series = document.get("series")
     if not isinstance(series, dict):
-        log.warning("leak state file %s has no series mapping: starting without history", path)
-        return {}
+        raise StateFileError("no series mapping")
+    _check_depth(series)
     return series
+
+
+def load_state(path: str | os.PathLike) -> dict[str, Any]:
+    """The per-series state mapping saved by save_state(); {} (with a warning) when unusable.
+
+    Whatever is at the path (missing, unreadable, not a regular file, huge, binary, malformed
+    or hostile JSON, NaN or out-of-range numbers) costs a warning and a fresh start, never a
+    traceback or a hang.
+    """
+    path = Path(path)
+    try:
+        return parse_state(read_regular_text(path, MAX_STATE_BYTES))
+    except FileNotFoundError:
+        log.info("leak state file %s does not exist yet: starting without history", path)
+    except OSError as exc:
+        log.warning("leak state file %s unreadable (%s): starting without history", path,
+                    exc.strerror or exc)
+    except ValueError as exc:  # UnusableFile, StateFileError, JSONDecodeError, int() of too many digits
+        log.warning("leak state file %s is unusable (%s): starting without history", path, exc)
+    return {}
 
 
 def save_state(path: str | os.PathLike, series: dict[str, Any], saved_at: float) -> None:

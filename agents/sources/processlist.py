@@ -5,7 +5,11 @@ from parsers.processlist import processlist_values
 
 # information_schema rather than SHOW PROCESSLIST: the same rows, named columns, and
 # no Info text (queries can be large and may hold data we have no business copying).
-STATEMENT = "SELECT ID, USER, HOST, DB, COMMAND, TIME, STATE FROM information_schema.PROCESSLIST"
+# Without PROCESS the server lists only the user's own threads, which on a quiet server
+# looks like "no thread besides mine": the condition reads INNODB_TRX, which needs PROCESS
+# (granted directly or through a role), so a missing grant fails as ERROR 1227 instead.
+STATEMENT = ("SELECT ID, USER, HOST, DB, COMMAND, TIME, STATE FROM information_schema.PROCESSLIST"
+             " WHERE (SELECT COUNT(*) FROM information_schema.INNODB_TRX) >= 0")
 
 
 class Processlist(Scraper):

@@ -111,3 +111,46 @@ def test_a_snapshot_the_view_cannot_hold_is_served_as_down_and_the_refresher_goe
     refresher.hooks.clear()
     asyncio.run(refresher.refresh_once())
     assert refresher.current_view().get(LEGACY + (1, 0)).value == 2**32 - 1
+
+
+def test_an_overdue_collection_withdraws_the_old_values_and_the_age_keeps_growing():
+    # A frozen server: the collection hangs in its thread.  Past stale_after the old values go
+    # (myAgentMysqlUp 0, the reason), the age counts from the last collection that reached the
+    # server, and the collection's own result is served once it ends.
+    import threading
+    import time
+
+    release = threading.Event()
+    calls = []
+
+    def collect():
+        calls.append(1)
+        if len(calls) == 2:
+            release.wait(10)
+            return synthetic_snapshot(up=False)
+        return synthetic_snapshot()
+
+    refresher = ViewRefresher(collect, TreeLayout.from_catalog(synthetic_catalog()), 0.01, "synthetic",
+                              stale_after=0.2)
+
+    async def scenario():
+        await refresher.refresh_once()
+        served_at = refresher.snapshot.timestamp
+        assert refresher.current_view().get(LEGACY + (1, 0)).value == 2**32 - 1
+        pending = asyncio.create_task(refresher._refresh_or_go_stale())
+        await asyncio.sleep(0.6)
+        view = refresher.current_view()
+        stale = (view.get(NEW + (2, 1, 0)).value, view.get(LEGACY + (1, 0)).type,
+                 view.get(NEW + (2, 3, 0)).value, refresher.snapshot.data_timestamp)
+        release.set()
+        await pending
+        return served_at, stale
+
+    served_at, (up, legacy, error, stale_since) = asyncio.run(scenario())
+    assert up == 0 and legacy == VarType.NO_SUCH_INSTANCE and b"still running after" in error
+    assert stale_since == served_at
+    after = refresher.current_view()
+    assert after.get(NEW + (2, 1, 0)).value == 0 and b"Can't connect" in after.get(NEW + (2, 3, 0)).value
+    # Down after the freeze too: the age still counts from the last collection that reached the server.
+    assert refresher.snapshot.data_timestamp == served_at
+    assert refresher.snapshot.data_age_seconds(time.time()) >= 0.6

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import ssl
 import subprocess
+import sys
 from pathlib import Path
 
 import bcrypt
@@ -306,3 +308,40 @@ def test_durations_out_of_range_are_one_error_line_and_exit_2(flag, value, caplo
                                    "--no-exporter.leak-detector")) == 2
     errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert len(errors) == 1 and errors[0].startswith(f"{flag} must be ")
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("binary", "not UTF-8 text"),
+    ("fifo", "not a regular file"),
+    ("directory", "Is a directory"),
+    ("missing", "cannot read"),
+    ("weak tls", "too weak"),
+    ("yaml error", "mapping values are not allowed"),
+])
+def test_unusable_web_config_is_refused_in_one_line_naming_the_file(tmp_path, kind, message):
+    path = tmp_path / "web.yml"
+    if kind == "binary":
+        path.write_bytes(b"\x00\x01\xff\xfe tls_server_config")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "weak tls":
+        self_signed(tmp_path)
+        path.write_text("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: TLS10\n")
+    elif kind == "yaml error":
+        path.write_text("basic_auth_users: a: b\n")
+    with pytest.raises(WebConfigError) as caught:
+        load_web_config(path)
+    text = str(caught.value)
+    assert text.startswith(f"{path}: ") and message in text and "\n" not in text, text
+
+
+def test_the_exporter_command_refuses_a_binary_web_config_naming_it(tmp_path):
+    path = tmp_path / "web.yml"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n")
+    result = subprocess.run([sys.executable, "-m", "agents.cli", "exporter", f"--web.config.file={path}",
+                             "--web.listen-address=127.0.0.1:0"], capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and "not UTF-8 text" in lines[0], result.stderr

@@ -44,7 +44,7 @@ def snapshot(sources, not_local=()):
 
 
 def families_by_name(outcome, target):
-    families = scrape_families(outcome, target.counters_now(), load_catalog(), CompatOptions(), True)
+    families = scrape_families(outcome, target.counters_now(), load_catalog(), CompatOptions())
     return {f.name: f for f in families}
 
 
@@ -69,6 +69,9 @@ def test_deadline_without_collection_shows_no_values():
     assert outcome.record is None
     names = families_by_name(outcome, target)
     assert "mysql_global_status_uptime" not in names
+    # The connection may well be open: a server that does not answer in time is not up.
+    assert [s.value for s in names["mysql_up"].samples] == [0.0]
+    assert "mysql_agent_data_age_seconds" not in names  # nothing was ever read from it
     assert [s.value for s in names["mysql_exporter_collector_success"].samples] == [0.0]
     assert target.counters.errors[("collect.global_status", "deadline")] == 1
 
@@ -118,3 +121,22 @@ def test_close_lets_the_running_collection_reach_the_observers_first():
     closing.join(10)
     scrape.join(10)
     assert events == ["observe", "close"]
+
+
+def test_data_age_counts_from_the_last_collection_that_reached_the_server():
+    release = threading.Event()
+    release.set()
+    collectors = (BY_NAME["global_status"],)
+    target = Target("db:3306", ScriptedCollector(snapshot, release), interrupt_grace=0.05)
+    first = target.scrape(collectors, time.monotonic() + 5)
+    read_at = first.record.snapshot.timestamp
+    age = families_by_name(first, target)["mysql_agent_data_age_seconds"].samples[0].value
+    assert 0 <= age < 1
+    release.clear()
+    time.sleep(0.3)
+    late = target.scrape(collectors, time.monotonic() + 0.3)
+    release.set()
+    names = families_by_name(late, target)
+    assert [s.value for s in names["mysql_up"].samples] == [0.0]
+    (sample,) = names["mysql_agent_data_age_seconds"].samples
+    assert sample.value >= time.time() - read_at - 0.05 >= 0.5
