@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from agents.snapshot import labels_of
+from parsers.types import labels_of
 from parsers.columns import MISSING, fold_row, pick
 from parsers.values import CatalogValues, text_of, typed_int
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from agents.snapshot import Value, labels_of
+from parsers.types import Value, labels_of
 from parsers.columns import MISSING, fold_row, pick, pick_named
 from parsers.gtid import normalise_gtid_set
 from parsers.values import CatalogValues, text_of, typed, typed_int

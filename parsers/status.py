@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from agents.snapshot import Value
+from parsers.types import Value
 from parsers.columns import MISSING, fold_row, pick
 from parsers.values import text_of, typed
 
