@@ -15,6 +15,8 @@ from typing import Iterable
 
 import yaml
 
+from agents.catalog_families import FamilyTable, FamilyTableError, parse_family_table
+
 CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
 # libyaml's loader reads the ~10,000-line catalog in a tenth of the pure-Python time, which
 # every command pays at start; PyYAML built without libyaml falls back to the safe Python one.
@@ -102,6 +104,9 @@ class PrometheusSpec:
     # Prometheus wants base units: a value the catalog keeps in milliseconds (because the
     # legacy SNMP object is) is exposed in seconds with scale 0.001.
     scale: float = 1.0
+    # Labels with a fixed value: the catalog value is one sample of a family that several
+    # entries share (Com_select -> mysql_global_status_commands_total{command="select"}).
+    labels: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -146,6 +151,8 @@ class Catalog:
     metrics: tuple[Metric, ...]
     tables: dict[str, Table]
     extra: dict = field(default_factory=dict)  # notifications and other header data
+    # mysqld_exporter's families as projections (catalog header prometheus_families:).
+    families: FamilyTable = field(default_factory=lambda: FamilyTable({}))
 
     def __post_init__(self) -> None:
         self._by_name = {m.name: m for m in self.metrics}
@@ -227,7 +234,8 @@ def _metric(raw: dict, legacy_root: tuple[int, ...]) -> Metric:
         prometheus = None
         if raw.get("prometheus"):
             p = raw["prometheus"]
-            prometheus = PrometheusSpec(name=p["name"], type=p["type"], scale=float(p.get("scale", 1.0)))
+            prometheus = PrometheusSpec(name=p["name"], type=p["type"], scale=float(p.get("scale", 1.0)),
+                                        labels=tuple(sorted((str(k), str(v)) for k, v in (p.get("labels") or {}).items())))
         return Metric(
             name=name,
             help=str(raw["help"]).strip(),
@@ -315,12 +323,40 @@ def validate(catalog: Catalog) -> None:
                 raise CatalogError(f"{where}: Prometheus type {m.prometheus.type!r} not in {PROMETHEUS_TYPES}")
             if not m.prometheus.scale > 0:
                 raise CatalogError(f"{where}: Prometheus scale must be positive")
-            key = (m.prometheus.name, m.labels)
+            if m.prometheus.labels and m.labels:
+                raise CatalogError(f"{where}: fixed Prometheus labels are for scalar values only")
+            key = (m.prometheus.name, m.labels or m.prometheus.labels)
             if key in seen_prom:
                 raise CatalogError(
                     f"{where}: Prometheus name {m.prometheus.name} already used by {seen_prom[key]}"
                 )
             seen_prom[key] = m.name
+    _validate_families(catalog)
+
+
+def _validate_families(catalog: Catalog) -> None:
+    """Catalog entries of an every-row source say what the family table makes of their key."""
+    table = catalog.families
+    for m in catalog.metrics:
+        if m.source.kind not in table.rows:
+            continue
+        where = f"catalog entry {m.name!r}"
+        projected = table.project(m.source.kind, m.source.key or "")
+        if m.prometheus is None:
+            continue
+        if projected is None:
+            raise CatalogError(f"{where}: mysqld_exporter serves {m.source.key} nowhere (prometheus_families "
+                               f"drops it): remove its prometheus spec")
+        expected_labels = ((projected.label, projected.label_value),) if projected.label else ()
+        declared = (m.prometheus.name, m.prometheus.type, m.prometheus.labels)
+        expected = (projected.family, projected.type, expected_labels)
+        if declared != expected or m.prometheus.scale != 1.0:
+            raise CatalogError(f"{where}: prometheus spec {declared} differs from prometheus_families for "
+                               f"{m.source.key}: {expected}")
+    for family in table.values:
+        if family.value not in catalog:
+            raise CatalogError(f"prometheus_families.values: {family.name} reads unknown catalog value "
+                               f"{family.value!r}")
 
 
 def _label_set(raw: object, where: str) -> frozenset[str]:
@@ -351,10 +387,13 @@ def parse_catalog(document: dict) -> Catalog:
             new_root=parse_oid(document["new_root"]),
             metrics=tuple(_metric(raw, legacy_root) for raw in document["metrics"]),
             tables=tables,
-            extra={k: v for k, v in document.items() if k not in {"metrics", "tables"}},
+            extra={k: v for k, v in document.items() if k not in {"metrics", "tables", "prometheus_families"}},
+            families=parse_family_table(document.get("prometheus_families")),
         )
     except (KeyError, TypeError) as exc:
         raise CatalogError(f"catalog header: missing or malformed field {exc}") from exc
+    except FamilyTableError as exc:
+        raise CatalogError(str(exc)) from None
     validate(catalog)
     return catalog
 

@@ -90,7 +90,7 @@ def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: C
         if collector.compat is None or not collector_ok(collector, snapshot):
             continue
         try:
-            built = collector.compat(snapshot, options, interner)
+            built = collector.compat(snapshot, options, interner, catalog)
         except Exception:  # a row shape we did not expect: log it, keep the other collectors
             log.exception("%s: building the %s families failed", snapshot.target, collector.label)
             continue
@@ -99,5 +99,7 @@ def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: C
             if taken.isdisjoint(names):
                 families.append(family)
                 taken.update(names)
+    # The every-row sources reach /metrics through their projection above, only.
+    kinds.difference_update(catalog.families.rows)
     families.extend(catalog_families(catalog, snapshot, kinds, taken, interner))
     return families

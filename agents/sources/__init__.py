@@ -123,12 +123,16 @@ class NameValueScraper(Scraper):
     def privilege_hint(self, server, statement):
         return "none (any user may run it)"
 
+    def refine(self, parsed: dict[str, Value]) -> dict[str, Value]:
+        """What of the parsed rows the collection keeps (all of them, unless a subclass knows better)."""
+        return parsed
+
     def collect(self, conn, server, context=None):
         rows = conn.query(self.statement).rows
         if self._previous is not None and self._previous[0] == rows:
             parsed = self._previous[1]
         else:
-            parsed = parse_status_rows(rows)
+            parsed = self.refine(parse_status_rows(rows))
             self._previous = (rows, parsed)
         # The parsed dict is shared by the snapshots of unchanged answers: consumers only read it.
         return SourceResult(values=dict(parsed), raw={self.name: parsed})
