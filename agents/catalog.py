@@ -339,6 +339,9 @@ def _validate_families(catalog: Catalog) -> None:
     table = catalog.families
     for m in catalog.metrics:
         if m.source.kind not in table.rows:
+            if m.prometheus and m.prometheus.labels:
+                raise CatalogError(f"catalog entry {m.name!r}: fixed Prometheus labels belong to the families of "
+                                   f"prometheus_families.rows ({', '.join(table.rows)}), not {m.source.kind}")
             continue
         where = f"catalog entry {m.name!r}"
         projected = table.project(m.source.kind, m.source.key or "")

@@ -84,9 +84,7 @@ COLLECTORS: tuple[ExporterCollector, ...] = (
         lambda s, o, i, c: compat.innodb_metrics_families(_raw(s, "innodb_metrics", []))),
     ExporterCollector(
         "perf_schema.memory_events", "Collect metrics from performance_schema.memory_summary_global_by_event_name",
-        False, ("perf_schema_memory",), ("perf_schema_memory",),
-        lambda s, o, i, c: compat.memory_events_families(_raw(s, "perf_schema_memory", []),
-                                                   o.memory_events_remove_prefix)),
+        False, ("perf_schema_memory",), ("perf_schema_memory",)),
     ExporterCollector(
         "info_schema.processlist", "Collect current thread state counts from the information_schema.processlist",
         False, ("processlist",), ("processlist",),

@@ -1,8 +1,8 @@
 """mysqld_exporter families not yet declared in the catalog, built from the rows a Snapshot carries.
 
 What remains here: replica status, replica hosts, heartbeat, INNODB_METRICS,
-processlist and memory events.  Global status and variables, engine_innodb and
-binlog_size are catalog projections (agents/exporter/projection.py, catalog entries).
+and processlist.  Global status and variables, engine_innodb and
+binlog_size and memory_events are catalog projections (agents/exporter/projection.py, catalog entries).
 Names, types, labels and skipped rows follow mysqld_exporter's ``collector/*.go``;
 value conversion is parsers/status.py's.
 """
@@ -278,29 +278,3 @@ def processlist_families(rows: Sequence[Mapping[str, object]], min_time: int = 0
             family.add_metric([user], users[user])
         families.append(family)
     return families
-
-
-# --------------------------------------------------------------------------- performance_schema
-
-def memory_events_families(rows: Sequence[Mapping[str, object]], remove_prefix: str = "memory/") -> list[Metric]:
-    """``performance_schema.memory_summary_global_by_event_name`` (instruments that allocated)."""
-    alloc = CounterMetricFamily(fq_name("perf_schema", "memory_events_alloc_bytes_total"),
-                                "The total number of bytes allocated by events.", labels=["event_name"])
-    free = CounterMetricFamily(fq_name("perf_schema", "memory_events_free_bytes_total"),
-                               "The total number of bytes freed by events.", labels=["event_name"])
-    used = GaugeMetricFamily(fq_name("perf_schema", "memory_events_used_bytes"),
-                             "The number of bytes currently allocated by events.", labels=["event_name"])
-    for row in rows:
-        count_alloc = status_number(row_value(row, "COUNT_ALLOC"))
-        if count_alloc is not None and count_alloc <= 0:
-            continue
-        event = _text(row_value(row, "EVENT_NAME"))
-        if remove_prefix and event.startswith(remove_prefix):
-            event = event[len(remove_prefix):]
-        values = (status_number(row_value(row, "SUM_NUMBER_OF_BYTES_ALLOC")),
-                  status_number(row_value(row, "SUM_NUMBER_OF_BYTES_FREE")),
-                  status_number(row_value(row, "CURRENT_NUMBER_OF_BYTES_USED")))
-        for family, value in zip((alloc, free, used), values):
-            if value is not None:
-                family.add_metric([event], value)
-    return [f for f in (alloc, free, used) if f.samples]

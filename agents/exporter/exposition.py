@@ -101,5 +101,7 @@ def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: C
                 taken.update(names)
     # The every-row sources reach /metrics through their projection above, only.
     kinds.difference_update(catalog.families.rows)
-    families.extend(catalog_families(catalog, snapshot, kinds, taken, interner))
+    prefix = options.memory_events_remove_prefix
+    relabel = {"event_name": lambda name: name.removeprefix(prefix)} if prefix else None
+    families.extend(catalog_families(catalog, snapshot, kinds, taken, interner, relabel))
     return families

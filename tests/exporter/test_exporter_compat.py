@@ -15,6 +15,11 @@ import pytest
 from agents.catalog import load_catalog
 from agents.exporter import compat, projection
 from agents.exporter.encoding import encode
+from agents.exporter.families import catalog_families
+from agents.collection import map_to_catalog
+from agents.snapshot import Snapshot
+from agents.sources import SourceResult
+from parsers.perf_schema_memory import memory_series
 from agents.sources.global_status import GlobalStatus
 from parsers.status import parse_status_rows
 from parsers.tabular import parse_table_text
@@ -44,6 +49,15 @@ def variables_families(variables: dict) -> list:
     parsed = parse_status_rows(variables.items())
     return (projection.rows_families(load_catalog(), "global_variables", parsed)
             + projection.variables_info_families(parsed))
+
+
+def memory_families(table: list[dict]) -> list:
+    """The catalog's perf_schema_memory families, as the exporter serves them by default."""
+    series = memory_series({k.lower(): v for k, v in row.items()} for row in table)
+    snapshot = Snapshot(target="capture", up=True)
+    map_to_catalog(load_catalog(), {"perf_schema_memory": [SourceResult(series=series)]}, snapshot)
+    return catalog_families(load_catalog(), snapshot, {"perf_schema_memory"},
+                            relabel={"event_name": lambda name: name.removeprefix("memory/")})
 
 
 def samples(families) -> dict[tuple[str, tuple], float]:
@@ -244,7 +258,7 @@ def test_innodb_metrics_enabled_rows_only():
 
 def test_memory_events_strip_the_prefix():
     table = rows(LIVE / "performance_schema-memory_summary_global_by_event_name-innodb.tsv")
-    got = samples(compat.memory_events_families(table))
+    got = samples(memory_families(table))
     mem0mem = next(r for r in table if r["EVENT_NAME"] == "memory/innodb/mem0mem")
     labels = (("event_name", "innodb/mem0mem"),)
     assert got[("mysql_perf_schema_memory_events_alloc_bytes_total", labels)] == float(mem0mem["SUM_NUMBER_OF_BYTES_ALLOC"])
@@ -279,7 +293,7 @@ def test_promtool_accepts_the_compatible_families(tmp_path):
         status_families(name_values(LIVE / "show-global-status.tsv"))
         + variables_families(name_values(LIVE / "show-global-variables.tsv"))
         + compat.innodb_metrics_families(rows(LIVE / "information_schema-innodb_metrics.tsv"))
-        + compat.memory_events_families(rows(LIVE / "performance_schema-memory_summary_global_by_event_name-innodb.tsv"))
+        + memory_families(rows(LIVE / "performance_schema-memory_summary_global_by_event_name-innodb.tsv"))
     )
     text, _ = encode(families, "text/plain;version=0.0.4")
     result = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True)
