@@ -83,6 +83,7 @@ class Collector:
         *,
         statement_timeout: float = 5.0,
         lock_wait_timeout: int = 1,
+        log_slow_filter: bool = False,
         heartbeat: HeartbeatOptions | None = None,
         host_metrics: str = "auto",
         disabled_retry_seconds: float = 3600.0,
@@ -104,7 +105,8 @@ class Collector:
         self.host_metrics = host_metrics
         self.disabled_retry_seconds = disabled_retry_seconds
         self.connection = connection or MySQLConnection(
-            settings, statement_timeout=statement_timeout, lock_wait_timeout=lock_wait_timeout
+            settings, statement_timeout=statement_timeout, lock_wait_timeout=lock_wait_timeout,
+            log_slow_filter=log_slow_filter,
         )
         self.local_mysqld = LocalMysqld(settings, host_metrics)
         # Ordered as SCRAPER_MODULES: host/process read the pid_file that global_variables found.
