@@ -30,7 +30,6 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 
 log = logging.getLogger(__name__)
 
@@ -167,6 +166,8 @@ def load_web_config(path: str | os.PathLike | None) -> WebConfig:
     if not path:
         return WebConfig()
     path = Path(path)
+    import yaml  # only with a file: most processes read no YAML at all
+
     try:
         document = yaml.safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as exc:

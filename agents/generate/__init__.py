@@ -1,4 +1,4 @@
-"""Files generated from the catalog and committed (mibs/, opennms/, grafana/).
+"""Files generated from the catalog and committed (mibs/, opennms/, grafana/, agents/catalog.json).
 
 Each generator module exposes ``outputs(catalog) -> dict[str, str]``: repository-relative
 path -> file content.  ``mysql-snmp generate`` writes them; a test fails when a
@@ -16,6 +16,7 @@ GENERATOR_MODULES = (
     "agents.generate.mib",
     "agents.generate.alert_rules",
     "agents.generate.opennms",
+    "agents.generate.compiled_catalog",
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -93,3 +93,13 @@ def test_names_needing_escapes_still_get_the_negotiated_escaping():
     assert body == reference(families, generate_openmetrics)
     assert b"mysql_dotted{" in body and b"the_label=" in body  # underscores escaping applied
     assert b'state="say \\"hi\\"\\n"' in body
+
+
+def test_families_of_values_that_changed_are_forgotten():
+    interner = FamilyInterner()
+    for uptime in range(1, 50):
+        status = {"Uptime": str(uptime), "Com_select": "5", **{f"Var_{n}": str(n) for n in range(20)}}
+        body, _ = encode(global_status(status, interner), None, interner)
+        assert f"mysql_global_status_uptime {uptime}.0".encode() in body
+    # The 20 steady values and at most a few generations of Uptime, not 49 of them.
+    assert len(interner._families) < 32
