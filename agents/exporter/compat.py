@@ -15,6 +15,7 @@ from typing import Iterator, Mapping, Sequence
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, UnknownMetricFamily
 
+from parsers.processlist import group_threads_as_upstream
 from parsers.status import sample_number
 from parsers.values import typed
 
@@ -222,40 +223,16 @@ def innodb_metrics_families(rows: Sequence[Mapping[str, object]]) -> list[Metric
     return families
 
 
-_THREAD_STATE_CHARS = str.maketrans({";": "", ",": "", ":": "", ".": "", "(": "", ")": "", " ": "_", "-": "_"})
-
-
-def sanitize_thread_state(text: str) -> str:
-    """Processlist command/state as a label value: lowercase, punctuation dropped, spaces to '_'."""
-    return (text or "unknown").lower().translate(_THREAD_STATE_CHARS)
-
-
 def processlist_families(rows: Sequence[Mapping[str, object]], min_time: int = 0,
                          by_user: bool = True, by_host: bool = True,
                          exclude_id: int | None = None) -> list[Metric]:
-    """``information_schema.PROCESSLIST`` rows, one per thread.
+    """``information_schema.PROCESSLIST`` grouped as upstream (parsers/processlist.py), under its names.
 
     ``exclude_id`` is the exporter's own connection, which mysqld_exporter leaves
     out (``ID != CONNECTION_ID()``): it is always there, running the query itself.
     """
-    counts: dict[tuple[str, str], int] = {}
-    seconds: dict[tuple[str, str], float] = {}
-    users: dict[str, int] = {}
-    hosts: dict[str, int] = {}
-    for row in rows:
-        if exclude_id is not None and status_number(row_value(row, "ID")) == exclude_id:
-            continue
-        thread_time = status_number(row_value(row, "TIME")) or 0.0
-        if thread_time < min_time:
-            continue
-        key = (sanitize_thread_state(_text(row_value(row, "COMMAND"))),
-               sanitize_thread_state(_text(row_value(row, "STATE"))))
-        counts[key] = counts.get(key, 0) + 1
-        seconds[key] = seconds.get(key, 0.0) + thread_time
-        user = _text(row_value(row, "USER"))
-        host = _text(row_value(row, "HOST")).split(":", 1)[0] or "unknown"
-        users[user] = users.get(user, 0) + 1
-        hosts[host] = hosts.get(host, 0) + 1
+    groups = group_threads_as_upstream(rows, exclude_id, min_time)
+    counts, seconds, hosts, users = groups.threads, groups.seconds, groups.by_host, groups.by_user
     threads = GaugeMetricFamily(fq_name("info_schema", "processlist_threads"),
                                 "The number of threads split by current state.", labels=["command", "state"])
     thread_seconds = GaugeMetricFamily(fq_name("info_schema", "processlist_seconds"),
