@@ -94,8 +94,7 @@ COLLECTORS: tuple[ExporterCollector, ...] = (
     ExporterCollector(
         "binlog_size", "Collect the current size of all registered binlog files", False, ("binlog",), ("binlog",)),
     ExporterCollector(
-        "heartbeat", "Collect from heartbeat", False, ("heartbeat",), ("heartbeat",),
-        lambda s, o, i, c: compat.heartbeat_families(_raw(s, "heartbeat", {}))),
+        "heartbeat", "Collect from heartbeat", False, ("heartbeat",), ("heartbeat",)),
     ExporterCollector(
         "slave_hosts", "Scrape information from 'SHOW SLAVE HOSTS'", False, ("slave_hosts",), (),
         lambda s, o, i, c: compat.slave_hosts_families(_raw(s, "slave_hosts", []))),

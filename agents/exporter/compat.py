@@ -1,8 +1,8 @@
 """mysqld_exporter families not yet declared in the catalog, built from the rows a Snapshot carries.
 
-What remains here: replica status, replica hosts, heartbeat, INNODB_METRICS,
-and processlist.  Global status and variables, engine_innodb and
-binlog_size and memory_events are catalog projections (agents/exporter/projection.py, catalog entries).
+What remains here: replica status, replica hosts, INNODB_METRICS and
+processlist.  Global status and variables, engine_innodb and
+binlog_size, memory_events and heartbeat are catalog projections (agents/exporter/projection.py, catalog entries).
 Names, types, labels and skipped rows follow mysqld_exporter's ``collector/*.go``;
 value conversion is parsers/status.py's.
 """
@@ -136,27 +136,6 @@ def slave_hosts_families(rows: Sequence[Mapping[str, object]]) -> list[Metric]:
             _text(first_present(row, "Slave_UUID", "Replica_UUID")),
         ], 1)
     return [family] if family.samples else []
-
-
-def heartbeat_families(heartbeat: Mapping[str, object]) -> list[Metric]:
-    """pt-heartbeat: the stored timestamp and the server's clock, per server_id.
-
-    ``heartbeat`` is ``{"rows": [{"server_id", "ts", "now"}...]}`` or one such row.
-    """
-    rows = heartbeat.get("rows") if "rows" in heartbeat else [heartbeat]
-    now = GaugeMetricFamily(fq_name("heartbeat", "now_timestamp_seconds"), "Timestamp of the current server.",
-                            labels=["server_id"])
-    stored = GaugeMetricFamily(fq_name("heartbeat", "stored_timestamp_seconds"),
-                               "Timestamp stored in the heartbeat table.", labels=["server_id"])
-    for row in rows or ():
-        server_id = row_value(row, "server_id")
-        ts, current = status_number(row_value(row, "ts")), status_number(row_value(row, "now"))
-        if server_id is None or ts is None or current is None:
-            continue
-        now.add_metric([_text(server_id)], current)
-        stored.add_metric([_text(server_id)], ts)
-    return [f for f in (now, stored) if f.samples]
-
 
 # --------------------------------------------------------------------------- information_schema
 

@@ -319,15 +319,6 @@ def test_slave_hosts_info_under_mysqld_exporter_name(row):
                              "slave_uuid": row.get("Replica_UUID", "")}
 
 
-def test_heartbeat_rows_per_server_id():
-    rows = [{"server_id": 1, "ts": 1700000000.25, "now": 1700000003.5},
-            {"server_id": 7, "ts": 1699999999.0, "now": 1700000003.5}]
-    got = samples(compat.heartbeat_families({"rows": rows}))
-    assert got[("mysql_heartbeat_stored_timestamp_seconds", (("server_id", "7"),))] == 1699999999.0
-    assert got[("mysql_heartbeat_now_timestamp_seconds", (("server_id", "1"),))] == 1700000003.5
-    assert compat.heartbeat_families({"rows": []}) == []
-
-
 def test_engine_innodb_status_gauges():
     values = {"innodb_row_queries_inside": 2, "innodb_row_queries_queued": 0, "innodb_row_read_views_open": 5}
     got = samples(projection.value_families(load_catalog(), values))

@@ -18,8 +18,17 @@ from parsers.status import sample_number
 
 pytestmark = pytest.mark.live
 
-# The heartbeat collector needs a pt-heartbeat table; everything else runs on the throwaway.
-EVERY_COLLECTOR = [f"--collect.{c.name}" for c in COLLECTORS if c.name != "heartbeat"]
+EVERY_COLLECTOR = [f"--collect.{c.name}" for c in COLLECTORS]
+
+
+@pytest.fixture
+def heartbeat_table(mariadb, monitoring_user):
+    """The table pt-heartbeat writes (heartbeat.heartbeat, the collector's default), one row."""
+    mariadb.execute("CREATE DATABASE IF NOT EXISTS heartbeat",
+                    "CREATE TABLE IF NOT EXISTS heartbeat.heartbeat (ts VARCHAR(26) NOT NULL, "
+                    "server_id INT UNSIGNED NOT NULL PRIMARY KEY)",
+                    "REPLACE INTO heartbeat.heartbeat VALUES (DATE_FORMAT(NOW(6), '%Y-%m-%dT%H:%i:%s.%f'), 1)",
+                    f"GRANT SELECT ON heartbeat.* TO '{monitoring_user.name}'@'127.0.0.1'")
 
 
 def wire_name(spec) -> str:
@@ -41,7 +50,7 @@ def served_series(text: str) -> Counter:
     return series
 
 
-def test_no_series_and_no_family_served_twice(mariadb, monitoring_user):
+def test_no_series_and_no_family_served_twice(mariadb, monitoring_user, heartbeat_table):
     with running_exporter(f"--config.my-cnf={monitoring_user.my_cnf}", *EVERY_COLLECTOR) as exporter:
         _, text, _ = exporter.get()
     families = Counter(line.split()[2] for line in text.splitlines() if line.startswith("# TYPE "))
@@ -51,7 +60,7 @@ def test_no_series_and_no_family_served_twice(mariadb, monitoring_user):
     assert [name for name, n in series.items() if n > 1] == []
 
 
-def test_every_collected_catalog_value_is_served_under_its_catalog_name(mariadb, monitoring_user):
+def test_every_collected_catalog_value_is_served_under_its_catalog_name(mariadb, monitoring_user, heartbeat_table):
     mariadb.execute("CREATE DATABASE IF NOT EXISTS one_path",
                     "CREATE TABLE IF NOT EXISTS one_path.t (id INT PRIMARY KEY)",
                     "REPLACE INTO one_path.t VALUES (1)", "SELECT * FROM one_path.t")
@@ -81,6 +90,7 @@ def test_every_collected_catalog_value_is_served_under_its_catalog_name(mariadb,
             if tuple(sorted(labels)) not in served:
                 unused.append((metric.name, wire_name(spec), labels))
     assert checked > 600
+    assert snapshot.series.get("heartbeat_row_stored_timestamp_seconds"), "the heartbeat collector ran"
     assert unused == []
 
 
