@@ -47,6 +47,7 @@ SOURCES = (
     "host",
     "process",
     "heartbeat",
+    "slave_hosts",
     "perf_schema_memory",
     "innodb_metrics",
     "derived",

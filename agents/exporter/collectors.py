@@ -96,8 +96,7 @@ COLLECTORS: tuple[ExporterCollector, ...] = (
     ExporterCollector(
         "heartbeat", "Collect from heartbeat", False, ("heartbeat",), ("heartbeat",)),
     ExporterCollector(
-        "slave_hosts", "Scrape information from 'SHOW SLAVE HOSTS'", False, ("slave_hosts",), (),
-        lambda s, o, i, c: compat.slave_hosts_families(_raw(s, "slave_hosts", []))),
+        "slave_hosts", "Scrape information from 'SHOW SLAVE HOSTS'", False, ("slave_hosts",), ("slave_hosts",)),
     ExporterCollector(
         "host", "Collect load, memory and I/O of the database host and the mysqld process (mysql_host_*, "
         "mysql_process_*); only when the exporter runs on the database host", True, ("host", "process"),

@@ -1,8 +1,8 @@
 """mysqld_exporter families not yet declared in the catalog, built from the rows a Snapshot carries.
 
-What remains here: replica status, replica hosts, INNODB_METRICS and
-processlist.  Global status and variables, engine_innodb and
-binlog_size, memory_events and heartbeat are catalog projections (agents/exporter/projection.py, catalog entries).
+What remains here: replica status, INNODB_METRICS and processlist.  Global status
+and variables, engine_innodb, binlog_size, memory_events, heartbeat and slave_hosts
+are catalog projections (agents/exporter/projection.py, catalog entries).
 Names, types, labels and skipped rows follow mysqld_exporter's ``collector/*.go``;
 value conversion is parsers/status.py's.
 """
@@ -122,20 +122,6 @@ def slave_status_families(rows: Sequence[Mapping[str, object]]) -> list[Metric]:
             family.add_metric(labels, value)
     return list(families.values())
 
-
-def slave_hosts_families(rows: Sequence[Mapping[str, object]]) -> list[Metric]:
-    """``SHOW SLAVE HOSTS``; the odd name is mysqld_exporter's (heartbeat subsystem + full name)."""
-    family = GaugeMetricFamily(fq_name("heartbeat", "mysql_slave_hosts_info"), "Information about running slaves",
-                               labels=["server_id", "slave_host", "port", "master_id", "slave_uuid"])
-    for row in rows:
-        family.add_metric([
-            _text(row_value(row, "Server_id")),
-            _text(row_value(row, "Host")),
-            _text(row_value(row, "Port")),
-            _text(first_present(row, "Master_id", "Source_Id")),
-            _text(first_present(row, "Slave_UUID", "Replica_UUID")),
-        ], 1)
-    return [family] if family.samples else []
 
 # --------------------------------------------------------------------------- information_schema
 

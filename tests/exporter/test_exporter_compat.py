@@ -20,6 +20,7 @@ from agents.collection import map_to_catalog
 from agents.snapshot import Snapshot
 from agents.sources import SourceResult
 from parsers.perf_schema_memory import memory_series
+from parsers.slave_hosts import replica_host_series
 from agents.sources.global_status import GlobalStatus
 from parsers.status import parse_status_rows
 from parsers.tabular import parse_table_text
@@ -311,13 +312,14 @@ def test_promtool_accepts_the_compatible_families(tmp_path):
      "Replica_UUID": "6151d979-1ef3-11ed-a509-0242ac120003"},  # MySQL 8 SHOW REPLICAS
 ])
 def test_slave_hosts_info_under_mysqld_exporter_name(row):
-    (info,) = compat.slave_hosts_families([row])
+    snapshot = Snapshot(target="capture", up=True)
+    map_to_catalog(load_catalog(), {"slave_hosts": [SourceResult(series=replica_host_series([row]))]}, snapshot)
+    (info,) = catalog_families(load_catalog(), snapshot, {"slave_hosts"})
     assert info.name == "mysql_heartbeat_mysql_slave_hosts_info"
     (sample,) = info.samples
     assert sample.value == 1
     assert sample.labels == {"server_id": "2", "slave_host": "replica1", "port": "3306", "master_id": "1",
                              "slave_uuid": row.get("Replica_UUID", "")}
-
 
 def test_engine_innodb_status_gauges():
     values = {"innodb_row_queries_inside": 2, "innodb_row_queries_queued": 0, "innodb_row_read_views_open": 5}

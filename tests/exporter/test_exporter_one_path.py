@@ -23,12 +23,15 @@ EVERY_COLLECTOR = [f"--collect.{c.name}" for c in COLLECTORS]
 
 @pytest.fixture
 def heartbeat_table(mariadb, monitoring_user):
-    """The table pt-heartbeat writes (heartbeat.heartbeat, the collector's default), one row."""
+    """The table pt-heartbeat writes (heartbeat.heartbeat, the collector's default), one row; and the
+    grants of the off-by-default collectors."""
     mariadb.execute("CREATE DATABASE IF NOT EXISTS heartbeat",
                     "CREATE TABLE IF NOT EXISTS heartbeat.heartbeat (ts VARCHAR(26) NOT NULL, "
                     "server_id INT UNSIGNED NOT NULL PRIMARY KEY)",
                     "REPLACE INTO heartbeat.heartbeat VALUES (DATE_FORMAT(NOW(6), '%Y-%m-%dT%H:%i:%s.%f'), 1)",
-                    f"GRANT SELECT ON heartbeat.* TO '{monitoring_user.name}'@'127.0.0.1'")
+                    f"GRANT SELECT ON heartbeat.* TO '{monitoring_user.name}'@'127.0.0.1'",
+                    # slave_hosts: SHOW REPLICA HOSTS needs it on MariaDB 10.5.9+.
+                    f"GRANT REPLICATION MASTER ADMIN ON *.* TO '{monitoring_user.name}'@'127.0.0.1'")
 
 
 def wire_name(spec) -> str:
