@@ -9,13 +9,13 @@ value conversion is parsers/status.py's.
 
 from __future__ import annotations
 
-import functools
 import re
-from typing import Iterator, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, UnknownMetricFamily
 
 from parsers.processlist import group_threads_as_upstream
+from parsers.replication import UPSTREAM_CHANNEL_LABELS, upstream_channel_columns
 from parsers.status import sample_number
 from parsers.values import typed
 
@@ -31,15 +31,6 @@ def status_number(value: object) -> float | None:
 _INVALID_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_]")
 
 
-@functools.lru_cache(maxsize=8192)
-def metric_name_part(name: str) -> str:
-    """Lowercase, every character Prometheus does not allow in a name replaced by '_'.
-
-    Cached: the same few hundred variable names come back every scrape.
-    """
-    return _INVALID_NAME_CHARS.sub("_", name).lower()
-
-
 def fq_name(*parts: str) -> str:
     return "_".join(p for p in (NAMESPACE, *parts) if p)
 
@@ -50,15 +41,6 @@ def _text(value: object) -> str:
     if isinstance(value, (bytes, bytearray)):
         return value.decode("utf-8", "replace")
     return str(value)
-
-
-def first_present(row: Mapping[str, object], *columns: str) -> object:
-    """The first of ``columns`` the row has (old and new spellings of one column)."""
-    for column in columns:
-        value = row_value(row, column)
-        if value is not None:
-            return value
-    return None
 
 
 def row_value(row: Mapping[str, object], column: str, default: object = None) -> object:
@@ -75,23 +57,8 @@ def row_value(row: Mapping[str, object], column: str, default: object = None) ->
 
 # --------------------------------------------------------------------------- replication
 
-SLAVE_STATUS_LABELS = ("master_host", "master_uuid", "channel_name", "connection_name")
-
-
-def legacy_replication_name(column: str) -> str:
-    """MySQL 8.0.22+ / 8.4 column name in the words SHOW SLAVE STATUS used.
-
-    8.4 dropped SHOW SLAVE STATUS; its SHOW REPLICA STATUS says Source/Replica
-    where alerts written for mysqld_exporter expect master/slave
-    (Seconds_Behind_Source -> seconds_behind_master, Replica_SQL_Running ->
-    slave_sql_running).
-    """
-    words = metric_name_part(column).split("_")
-    return "_".join({"source": "master", "replica": "slave"}.get(w, w) for w in words)
-
-
 def slave_status_families(rows: Sequence[Mapping[str, object]]) -> list[Metric]:
-    """One untyped family per numeric column of ``SHOW [ALL] SLAVE|REPLICA STATUS``.
+    """One untyped family per numeric column of ``SHOW [ALL] SLAVE|REPLICA STATUS`` (parsers/replication.py).
 
     A NULL column gives no sample, as upstream: a NULL lag (Seconds_Behind_Master
     while the SQL thread is stopped) must leave ``predict_linear(...[5m])`` of the
@@ -101,25 +68,14 @@ def slave_status_families(rows: Sequence[Mapping[str, object]]) -> list[Metric]:
     the pre-8.0.22 names.
     """
     families: dict[str, UnknownMetricFamily] = {}
-    for row in rows:
-        labels = [
-            _text(first_present(row, "Master_Host", "Source_Host")),
-            _text(first_present(row, "Master_UUID", "Source_UUID")),
-            _text(row_value(row, "Channel_Name")),
-            _text(row_value(row, "Connection_name")),
-        ]
-        numeric = [(column, status_number(raw)) for column, raw in row.items()]
-        numeric = [(column, value) for column, value in numeric if value is not None]
-        names_values = {metric_name_part(column): value for column, value in numeric}
-        for column, value in numeric:  # old names only where the server printed new ones
-            names_values.setdefault(legacy_replication_name(column), value)
-        for name, value in names_values.items():
+    for labels, numbers in upstream_channel_columns(rows):
+        for name, value in numbers.items():
             family = families.get(name)
             if family is None:
                 family = families[name] = UnknownMetricFamily(
                     fq_name("slave_status", name), "Generic metric from SHOW SLAVE STATUS.",
-                    labels=list(SLAVE_STATUS_LABELS))
-            family.add_metric(labels, value)
+                    labels=list(UPSTREAM_CHANNEL_LABELS))
+            family.add_metric(list(labels), value)
     return list(families.values())
 
 

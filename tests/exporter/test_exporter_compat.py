@@ -20,6 +20,7 @@ from agents.collection import map_to_catalog
 from agents.snapshot import Snapshot
 from agents.sources import SourceResult
 from parsers.perf_schema_memory import memory_series
+from parsers.replication import legacy_replication_name
 from parsers.slave_hosts import replica_host_series
 from agents.sources.global_status import GlobalStatus
 from parsers.status import parse_status_rows
@@ -224,7 +225,7 @@ def test_null_lag_on_8_4_gives_no_sample_under_either_name():
     ("Last_Errno", "last_errno"),
 ])
 def test_legacy_replication_name(column, legacy):
-    assert compat.legacy_replication_name(column) == legacy
+    assert legacy_replication_name(column) == legacy
 
 
 # --------------------------------------------------------------------------- information_schema, perf_schema, binlog
