@@ -1,6 +1,7 @@
 """mysqld_exporter families not yet declared in the catalog, built from the rows a Snapshot carries.
 
-What remains here: replica status, INNODB_METRICS and processlist.  Global status
+What remains here: replica status, INNODB_METRICS and processlist, grouped by
+parsers/ (replication, innodb_metrics, processlist); this module only names them.  Global status
 and variables, engine_innodb, binlog_size, memory_events, heartbeat and slave_hosts
 are catalog projections (agents/exporter/projection.py, catalog entries).
 Names, types, labels and skipped rows follow mysqld_exporter's ``collector/*.go``;
@@ -14,45 +15,17 @@ from typing import Mapping, Sequence
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, UnknownMetricFamily
 
+from parsers.innodb_metrics import group_innodb_metrics
 from parsers.processlist import group_threads_as_upstream
 from parsers.replication import UPSTREAM_CHANNEL_LABELS, upstream_channel_columns
-from parsers.status import sample_number
-from parsers.values import typed
 
 NAMESPACE = "mysql"
-
-# --------------------------------------------------------------------------- values
-
-def status_number(value: object) -> float | None:
-    """A column value as mysqld_exporter reads it; None when it skips the value (NULL, free text)."""
-    return sample_number(typed(value))
-
 
 _INVALID_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_]")
 
 
 def fq_name(*parts: str) -> str:
     return "_".join(p for p in (NAMESPACE, *parts) if p)
-
-
-def _text(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (bytes, bytearray)):
-        return value.decode("utf-8", "replace")
-    return str(value)
-
-
-def row_value(row: Mapping[str, object], column: str, default: object = None) -> object:
-    """A column of a row whose key case depends on the server (NAME vs name)."""
-    for key in (column, column.lower(), column.upper()):
-        if key in row:
-            return row[key]
-    lowered = column.lower()
-    for key, value in row.items():
-        if key.lower() == lowered:
-            return value
-    return default
 
 
 # --------------------------------------------------------------------------- replication
@@ -81,66 +54,32 @@ def slave_status_families(rows: Sequence[Mapping[str, object]]) -> list[Metric]:
 
 # --------------------------------------------------------------------------- information_schema
 
-_BUFFER_POOL_PAGES_RE = re.compile(r"^buffer_pool_pages_(.*)$")
-_BUFFER_PAGE_IO_RE = re.compile(r"^buffer_page_(read|written)_(.*)$")
-
-
-def _innodb_metric_enabled(row: Mapping[str, object]) -> bool:
-    # MySQL has STATUS ('enabled'/'disabled'); MariaDB 10.x has ENABLED (1/0).
-    status = row_value(row, "STATUS")
-    if status is not None:
-        return _text(status).lower() == "enabled"
-    enabled = row_value(row, "ENABLED")
-    return enabled is None or status_number(enabled) == 1.0
-
-
 def innodb_metrics_families(rows: Sequence[Mapping[str, object]]) -> list[Metric]:
-    """``information_schema.INNODB_METRICS`` the way mysqld_exporter's info_schema.innodb_metrics names it."""
+    """``information_schema.INNODB_METRICS`` grouped by parsers/innodb_metrics.py, under upstream's names."""
+    groups = group_innodb_metrics(rows)
     page_read = CounterMetricFamily(fq_name("info_schema", "innodb_metrics_buffer_page_read_total"),
                                     "Total number of buffer pages read total.", labels=["type"])
     page_written = CounterMetricFamily(fq_name("info_schema", "innodb_metrics_buffer_page_written_total"),
                                        "Total number of buffer pages written total.", labels=["type"])
     pool_pages = GaugeMetricFamily(fq_name("info_schema", "innodb_metrics_buffer_pool_pages"),
                                    "Total number of buffer pool pages by state.", labels=["state"])
-    pool_dirty = GaugeMetricFamily(fq_name("info_schema", "innodb_metrics_buffer_pool_dirty_pages"),
-                                   "Total number of dirty pages in the buffer pool.")
-    generic: dict[str, Metric] = {}
-    for row in rows:
-        if not _innodb_metric_enabled(row):
-            continue
-        name = _text(row_value(row, "NAME"))
-        subsystem = _text(row_value(row, "SUBSYSTEM"))
-        value = status_number(row_value(row, "COUNT"))
-        if not name or value is None:
-            continue
-        if subsystem == "buffer_page_io":
-            match = _BUFFER_PAGE_IO_RE.match(name)
-            if match:
-                (page_read if match.group(1) == "read" else page_written).add_metric([match.group(2)], value)
-            continue
-        if subsystem == "buffer":
-            match = _BUFFER_POOL_PAGES_RE.match(name)
-            if match:
-                state = match.group(1)
-                if state == "dirty":
-                    pool_dirty.add_metric([], value)
-                elif state != "total":  # the sum of the others
-                    pool_pages.add_metric([state], value)
-                continue
-        kind = _text(row_value(row, "TYPE"))
-        comment = _text(row_value(row, "COMMENT")) or name
+    for family, values in ((page_read, groups.page_read), (page_written, groups.page_written),
+                           (pool_pages, groups.pool_pages)):
+        for label, value in values.items():
+            family.add_metric([label], value)
+    families = [f for f in (page_read, page_written, pool_pages) if f.samples]
+    if groups.pool_dirty is not None:
+        families.append(GaugeMetricFamily(fq_name("info_schema", "innodb_metrics_buffer_pool_dirty_pages"),
+                                          "Total number of dirty pages in the buffer pool.", value=groups.pool_dirty))
+    seen: set[str] = set()
+    for metric in groups.others:
         # Case kept, as mysqld_exporter keeps it (buffer_LRU_batch_flush_total_pages).
-        base = _INVALID_NAME_CHARS.sub("_", f"innodb_metrics_{subsystem}_{name}")
-        # A counter that went negative is a server bug (bugs.mysql.com 75966): gauge it.
-        if kind in ("counter", "status_counter") and value >= 0:
-            family = CounterMetricFamily(fq_name("info_schema", base + "_total"), comment)
-        else:
-            family = GaugeMetricFamily(fq_name("info_schema", base), comment)
-        if family.name not in generic:
-            family.add_metric([], value)
-            generic[family.name] = family
-    families = [f for f in (page_read, page_written, pool_pages, pool_dirty) if f.samples]
-    families.extend(generic.values())
+        base = fq_name("info_schema", _INVALID_NAME_CHARS.sub("_", f"innodb_metrics_{metric.subsystem}_{metric.name}"))
+        name = base + "_total" if metric.counter else base
+        if name not in seen:
+            seen.add(name)
+            kind = CounterMetricFamily if metric.counter else GaugeMetricFamily
+            families.append(kind(name, metric.comment, value=metric.value))
     return families
 
 

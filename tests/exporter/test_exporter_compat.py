@@ -23,8 +23,9 @@ from parsers.perf_schema_memory import memory_series
 from parsers.replication import legacy_replication_name
 from parsers.slave_hosts import replica_host_series
 from agents.sources.global_status import GlobalStatus
-from parsers.status import parse_status_rows
+from parsers.status import parse_status_rows, sample_number
 from parsers.tabular import parse_table_text
+from parsers.values import typed
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 LIVE = SHARED / "fixtures" / "live" / "mariadb-10.11"
@@ -62,6 +63,11 @@ def memory_families(table: list[dict]) -> list:
                             relabel={"event_name": lambda name: name.removeprefix("memory/")})
 
 
+def status_number(value):
+    """A status, variable or column value as the exporter reads it (parsers/status.py)."""
+    return sample_number(typed(value))
+
+
 def samples(families) -> dict[tuple[str, tuple], float]:
     return {(s.name, tuple(sorted(s.labels.items()))): s.value for f in families for s in f.samples}
 
@@ -82,18 +88,18 @@ def family(families, name):
     ("Nov 29 09:00:00 2036 GMT", 2111562000.0), ("2024-01-02 03:04:05", 1704164645.0),
 ])
 def test_status_number_reads_what_mysqld_exporter_reads(text, expected):
-    assert compat.status_number(text) == expected
+    assert status_number(text) == expected
 
 
 @pytest.mark.parametrize("text", [None, "", "mysql-bin.000002", "REPEATABLE-READ", "1_000", "AUTH_MASTER"])
 def test_status_number_skips_what_mysqld_exporter_skips(text):
-    assert compat.status_number(text) is None
+    assert status_number(text) is None
 
 
 def test_typed_values_pass_through():
-    assert compat.status_number(7) == 7.0
-    assert compat.status_number(2.5) == 2.5
-    assert compat.status_number(True) == 1.0
+    assert status_number(7) == 7.0
+    assert status_number(2.5) == 2.5
+    assert status_number(True) == 1.0
 
 
 # --------------------------------------------------------------------------- global status
