@@ -8,17 +8,21 @@ catalog fails loudly with the entry that is wrong, not later as a missing OID.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-import yaml
+from agents.catalog_families import FamilyTable, FamilyTableError, parse_family_table
 
 CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
-# libyaml's loader reads the ~10,000-line catalog in a tenth of the pure-Python time, which
-# every command pays at start; PyYAML built without libyaml falls back to the safe Python one.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# The same document as JSON, with the SHA-256 of the YAML it came from (`mysql-snmp generate`
+# writes it).  Parsing the ~10,000-line YAML costs every process ~15 MB of RSS it never gives
+# back (PyYAML's node tree); JSON costs 3 MB and a third of the time.  A stale compiled file
+# (the YAML edited since) is ignored, and a test fails on it.
+COMPILED_PATH = CATALOG_PATH.with_suffix(".json")
 
 KINDS = ("counter", "gauge", "info", "string")
 SNMP_TYPES = (
@@ -43,6 +47,7 @@ SOURCES = (
     "host",
     "process",
     "heartbeat",
+    "slave_hosts",
     "perf_schema_memory",
     "innodb_metrics",
     "derived",
@@ -131,6 +136,9 @@ class PrometheusSpec:
     # Prometheus wants base units: a value the catalog keeps in milliseconds (because the
     # legacy SNMP object is) is exposed in seconds with scale 0.001.
     scale: float = 1.0
+    # Labels with a fixed value: the catalog value is one sample of a family that several
+    # entries share (Com_select -> mysql_global_status_commands_total{command="select"}).
+    labels: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -175,6 +183,8 @@ class Catalog:
     metrics: tuple[Metric, ...]
     tables: dict[str, Table]
     extra: dict = field(default_factory=dict)  # notifications and other header data
+    # mysqld_exporter's families as projections (catalog header prometheus_families:).
+    families: FamilyTable = field(default_factory=lambda: FamilyTable({}))
 
     def __post_init__(self) -> None:
         self._by_name = {m.name: m for m in self.metrics}
@@ -257,7 +267,8 @@ def _metric(raw: dict, legacy_root: tuple[int, ...]) -> Metric:
         prometheus = None
         if raw.get("prometheus"):
             p = raw["prometheus"]
-            prometheus = PrometheusSpec(name=p["name"], type=p["type"], scale=float(p.get("scale", 1.0)))
+            prometheus = PrometheusSpec(name=p["name"], type=p["type"], scale=float(p.get("scale", 1.0)),
+                                        labels=tuple(sorted((str(k), str(v)) for k, v in (p.get("labels") or {}).items())))
         return Metric(
             name=name,
             help=str(raw["help"]).strip(),
@@ -345,12 +356,43 @@ def validate(catalog: Catalog) -> None:
                 raise CatalogError(f"{where}: Prometheus type {m.prometheus.type!r} not in {PROMETHEUS_TYPES}")
             if not m.prometheus.scale > 0:
                 raise CatalogError(f"{where}: Prometheus scale must be positive")
-            key = (m.prometheus.name, m.labels)
+            if m.prometheus.labels and m.labels:
+                raise CatalogError(f"{where}: fixed Prometheus labels are for scalar values only")
+            key = (m.prometheus.name, m.labels or m.prometheus.labels)
             if key in seen_prom:
                 raise CatalogError(
                     f"{where}: Prometheus name {m.prometheus.name} already used by {seen_prom[key]}"
                 )
             seen_prom[key] = m.name
+    _validate_families(catalog)
+
+
+def _validate_families(catalog: Catalog) -> None:
+    """Catalog entries of an every-row source say what the family table makes of their key."""
+    table = catalog.families
+    for m in catalog.metrics:
+        if m.source.kind not in table.rows:
+            if m.prometheus and m.prometheus.labels:
+                raise CatalogError(f"catalog entry {m.name!r}: fixed Prometheus labels belong to the families of "
+                                   f"prometheus_families.rows ({', '.join(table.rows)}), not {m.source.kind}")
+            continue
+        where = f"catalog entry {m.name!r}"
+        projected = table.project(m.source.kind, m.source.key or "")
+        if m.prometheus is None:
+            continue
+        if projected is None:
+            raise CatalogError(f"{where}: mysqld_exporter serves {m.source.key} nowhere (prometheus_families "
+                               f"drops it): remove its prometheus spec")
+        expected_labels = ((projected.label, projected.label_value),) if projected.label else ()
+        declared = (m.prometheus.name, m.prometheus.type, m.prometheus.labels)
+        expected = (projected.family, projected.type, expected_labels)
+        if declared != expected or m.prometheus.scale != 1.0:
+            raise CatalogError(f"{where}: prometheus spec {declared} differs from prometheus_families for "
+                               f"{m.source.key}: {expected}")
+    for family in table.values:
+        if family.value not in catalog:
+            raise CatalogError(f"prometheus_families.values: {family.name} reads unknown catalog value "
+                               f"{family.value!r}")
 
 
 def _label_set(raw: object, where: str) -> frozenset[str]:
@@ -381,25 +423,71 @@ def parse_catalog(document: dict) -> Catalog:
             new_root=parse_oid(document["new_root"]),
             metrics=tuple(_metric(raw, legacy_root) for raw in document["metrics"]),
             tables=tables,
-            extra={k: v for k, v in document.items() if k not in {"metrics", "tables"}},
+            extra={k: v for k, v in document.items() if k not in {"metrics", "tables", "prometheus_families"}},
+            families=parse_family_table(document.get("prometheus_families")),
         )
     except (KeyError, TypeError) as exc:
         raise CatalogError(f"catalog header: missing or malformed field {exc}") from exc
+    except FamilyTableError as exc:
+        raise CatalogError(str(exc)) from None
     validate(catalog)
     return catalog
 
 
-def load_catalog_file(path: Path) -> Catalog:
+def _yaml_document(text: str, path: Path) -> dict:
+    import yaml  # only when there is no current compiled catalog
+
+    # libyaml's loader reads the catalog in a tenth of the pure-Python time; PyYAML built
+    # without libyaml falls back to the safe Python one.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        document = yaml.load(Path(path).read_text(), Loader=_YAML_LOADER)
-    except (OSError, yaml.YAMLError) as exc:
+        document = yaml.load(text, Loader=loader)
+    except yaml.YAMLError as exc:
         raise CatalogError(f"{path}: {exc}") from exc
     if not isinstance(document, dict):
         raise CatalogError(f"{path}: not a YAML mapping")
-    return parse_catalog(document)
+    return document
+
+
+def load_catalog_file(path: Path) -> Catalog:
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise CatalogError(f"{path}: {exc}") from exc
+    return parse_catalog(_yaml_document(text, path))
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def compiled_catalog_text(yaml_path: Path = CATALOG_PATH) -> str:
+    """The compiled form of the catalog YAML: its document as JSON, keyed by the YAML's digest."""
+    text = yaml_path.read_text()
+    document = _yaml_document(text, yaml_path)
+    return json.dumps({"source_sha256": _digest(text), "document": document}, separators=(",", ":")) + "\n"
+
+
+def _compiled_document(yaml_path: Path, compiled_path: Path) -> dict | None:
+    """The compiled document when it was compiled from the YAML as it is now, else None."""
+    try:
+        compiled = json.loads(compiled_path.read_text())
+        current = _digest(yaml_path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(compiled, dict) or compiled.get("source_sha256") != current:
+        return None
+    return compiled.get("document")
+
+
+def load_catalog_from(yaml_path: Path, compiled_path: Path) -> Catalog:
+    document = _compiled_document(yaml_path, compiled_path)
+    if isinstance(document, dict):
+        return parse_catalog(document)
+    return load_catalog_file(yaml_path)
 
 
 @functools.lru_cache(maxsize=1)
 def load_catalog() -> Catalog:
-    """The packaged catalog, loaded once per process."""
-    return load_catalog_file(CATALOG_PATH)
+    """The packaged catalog, loaded once per process (from its compiled form when current)."""
+    return load_catalog_from(CATALOG_PATH, COMPILED_PATH)

@@ -25,7 +25,6 @@ What a snapshot promises:
 
 from __future__ import annotations
 
-import importlib.metadata
 import logging
 import threading
 import time
@@ -46,6 +45,7 @@ from agents.sources import (
 )
 from agents.sources.local_mysqld import LocalMysqld
 from agents.sources.options import SourceOptions
+from agents.version import installed_version
 
 if TYPE_CHECKING:
     from agents.sources.heartbeat import HeartbeatOptions
@@ -53,14 +53,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _agent_version() -> str:
-    try:
-        return importlib.metadata.version("mysql-snmp")
-    except importlib.metadata.PackageNotFoundError:  # running from a checkout
-        return "unknown"
-
-
-AGENT_VERSION = _agent_version()
+AGENT_VERSION = installed_version()
 
 HOST_METRICS_MODES = ("auto", "on", "off")
 # Sources skipped on purpose: not a collection error.
@@ -90,6 +83,7 @@ class Collector:
         *,
         statement_timeout: float = 5.0,
         lock_wait_timeout: int = 1,
+        log_slow_filter: bool = False,
         heartbeat: HeartbeatOptions | None = None,
         host_metrics: str = "auto",
         disabled_retry_seconds: float = 15.0,
@@ -114,7 +108,8 @@ class Collector:
         self.disabled_retry_seconds = disabled_retry_seconds
         self.disabled_retry_max_seconds = disabled_retry_max_seconds
         self.connection = connection or MySQLConnection(
-            settings, statement_timeout=statement_timeout, lock_wait_timeout=lock_wait_timeout
+            settings, statement_timeout=statement_timeout, lock_wait_timeout=lock_wait_timeout,
+            log_slow_filter=log_slow_filter,
         )
         self.local_mysqld = LocalMysqld(settings, host_metrics)
         # Ordered as SCRAPER_MODULES: host/process read the pid_file that global_variables found.

@@ -411,6 +411,7 @@ class MySQLConnection:
         *,
         statement_timeout: float = 5.0,
         lock_wait_timeout: int = 1,
+        log_slow_filter: bool = False,
         backoff_initial: float = 0.5,
         backoff_max: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
@@ -419,6 +420,7 @@ class MySQLConnection:
         self.settings = settings
         self.statement_timeout = statement_timeout
         self.lock_wait_timeout = lock_wait_timeout
+        self.log_slow_filter = log_slow_filter
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
         self._clock = clock
@@ -489,7 +491,8 @@ class MySQLConnection:
             self._conn = self._connect_raw()
             version, comment = self._run("SELECT @@version, @@version_comment").rows[0]
             self.server = server_info_from_version(str(version), str(comment or ""))
-            for statement in session_setup_statements(self.server, self.statement_timeout, self.lock_wait_timeout):
+            for statement in session_setup_statements(self.server, self.statement_timeout, self.lock_wait_timeout,
+                                                      self.log_slow_filter):
                 self._run(statement)
         except Exception as exc:  # pymysql raises several unrelated classes on connect
             self._drop()
@@ -639,9 +642,17 @@ class MySQLConnection:
         self._drop()
 
 
-def session_setup_statements(server: ServerInfo, statement_timeout: float, lock_wait_timeout: int) -> list[str]:
+# mysqld_exporter's --exporter.log_slow_filter: keep the scrapes' temporary tables and sorts on
+# disk out of the slow query log.  The variable exists on MariaDB and Percona Server only.
+LOG_SLOW_FILTER = "SET SESSION log_slow_filter = 'tmp_table_on_disk,filesort_on_disk'"
+
+
+def session_setup_statements(server: ServerInfo, statement_timeout: float, lock_wait_timeout: int,
+                             log_slow_filter: bool = False) -> list[str]:
     """Per-session limits so a monitoring statement never hangs or blocks DDL for long."""
     statements = [f"SET SESSION lock_wait_timeout = {int(lock_wait_timeout)}"]
+    if log_slow_filter and server.flavour in ("mariadb", "percona"):
+        statements.append(LOG_SLOW_FILTER)
     if server.flavour == "mariadb":
         if server.version >= (10, 1, 1):
             statements.append(f"SET SESSION max_statement_time = {statement_timeout:g}")

@@ -8,18 +8,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Mapping, Union
+from typing import Mapping
 
-# What a catalog value can be.  None is a real value ("NULL", e.g. replication lag
-# while the SQL thread is stopped); a value that is simply unknown is *absent*.
-Value = Union[int, float, str, None]
-
-# Label sets are sorted tuples of (name, value) so they hash and compare.
-Labels = tuple[tuple[str, str], ...]
-
-
-def labels_of(**labels: str) -> Labels:
-    return tuple(sorted((k, str(v)) for k, v in labels.items()))
+from parsers.types import Labels, Value, labels_of  # noqa: F401  (re-exported: the Snapshot's value types)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from datetime import datetime, timezone, tzinfo
 from typing import Iterable
 
 from parsers.columns import MISSING, fold_row, pick
+from parsers.types import Labels, labels_of
 from parsers.values import CatalogValues, text_of, typed_int
 
 
@@ -103,3 +104,23 @@ def heartbeat_values(
     if row_server is not None:
         reading.values["heartbeat_source_server_id"] = row_server
     return reading
+
+
+def heartbeat_row_series(rows: Iterable[object], now: float, utc: bool = False,
+                         local_zone: tzinfo | None = None) -> dict[str, dict[Labels, float]]:
+    """Every row's stored time and the server's clock, per server_id (mysqld_exporter's heartbeat families).
+
+    A row without a server_id cannot be labelled and is left out.
+    """
+    stored: dict[Labels, float] = {}
+    for index, row in enumerate(rows):
+        folded = fold_row(row, f"heartbeat row {index}")
+        server_id, ts = pick(folded, ("server_id",)), pick(folded, ("ts",))
+        if server_id is MISSING or ts is MISSING or typed_int(server_id) is None:
+            continue
+        stored[labels_of(server_id=typed_int(server_id))] = heartbeat_timestamp(ts, utc, local_zone)
+    series: dict[str, dict[Labels, float]] = {}
+    if stored:
+        series["heartbeat_row_stored_timestamp_seconds"] = stored
+        series["heartbeat_row_now_timestamp_seconds"] = {labels: now for labels in stored}
+    return series

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
-from agents.snapshot import Value, labels_of
+from parsers.types import Value, labels_of
 from parsers.values import CatalogValues
 
 MYSQLD_NAMES = frozenset({"mysqld", "mariadbd"})

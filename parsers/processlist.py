@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from agents.snapshot import labels_of
+from parsers.types import labels_of
 from parsers.columns import MISSING, fold_row, pick
 from parsers.values import CatalogValues, text_of, typed_int
 
@@ -82,18 +82,37 @@ class ProcesslistSummary:
         return counts
 
 
-def summarise_processlist(rows: Iterable[object], exclude_id: int | None = None) -> ProcesslistSummary:
-    """Counts per state, command, user; ``exclude_id`` drops one thread (the monitor's own)."""
-    summary = ProcesslistSummary()
+@dataclass(frozen=True)
+class _Thread:
+    command: str
+    state: object  # as printed (None: NULL)
+    user: str
+    host: str
+    seconds: int
+
+
+def _threads(rows: Iterable[object], exclude_id: int | None) -> Iterable[_Thread]:
+    """The rows as threads; ``exclude_id`` drops one thread (the monitor's own)."""
     for index, row in enumerate(rows):
         folded = fold_row(row, f"processlist row {index}")
         if exclude_id is not None and typed_int(pick(folded, ("Id",))) == exclude_id:
             continue
-        state = normalise_state(_or_none(pick(folded, ("State",))))
-        command = text_of(_or_none(pick(folded, ("Command",)))) or ""
-        user = text_of(_or_none(pick(folded, ("User",)))) or ""
-        # Time is NULL for some system threads on MySQL 8; it then adds nothing.
-        seconds = typed_int(_or_none(pick(folded, ("Time",)))) or 0
+        yield _Thread(
+            command=text_of(_or_none(pick(folded, ("Command",)))) or "",
+            state=_or_none(pick(folded, ("State",))),
+            user=text_of(_or_none(pick(folded, ("User",)))) or "",
+            host=text_of(_or_none(pick(folded, ("Host",)))) or "",
+            # Time is NULL for some system threads on MySQL 8; it then adds nothing.
+            seconds=typed_int(_or_none(pick(folded, ("Time",)))) or 0,
+        )
+
+
+def summarise_processlist(rows: Iterable[object], exclude_id: int | None = None) -> ProcesslistSummary:
+    """Counts per state, command, user; ``exclude_id`` drops one thread (the monitor's own)."""
+    summary = ProcesslistSummary()
+    for thread in _threads(rows, exclude_id):
+        state = normalise_state(thread.state)
+        command, user, seconds = thread.command, thread.user, thread.seconds
         summary.rows += 1
         summary.by_state[state] += 1
         summary.by_command_state[(command, state)] += 1
@@ -103,6 +122,40 @@ def summarise_processlist(rows: Iterable[object], exclude_id: int | None = None)
         if command.lower() in _STATEMENT_COMMANDS:
             summary.longest_query_seconds = max(summary.longest_query_seconds, seconds)
     return summary
+
+
+# mysqld_exporter's label rule for command and state: lower case, these characters dropped,
+# spaces and dashes to '_', an empty one "unknown" (collector/info_schema_processlist.go).
+_UPSTREAM_LABEL_CHARS = str.maketrans({";": "", ",": "", ":": "", ".": "", "(": "", ")": "", " ": "_", "-": "_"})
+
+
+def upstream_thread_label(text: str | None) -> str:
+    return (text or "unknown").lower().translate(_UPSTREAM_LABEL_CHARS)
+
+
+@dataclass
+class UpstreamThreadGroups:
+    """Threads grouped as mysqld_exporter's info_schema.processlist groups them."""
+
+    threads: Counter = field(default_factory=Counter)  # (command, state) -> threads
+    seconds: Counter = field(default_factory=Counter)  # (command, state) -> sum of Time
+    by_host: Counter = field(default_factory=Counter)  # client host without port -> threads
+    by_user: Counter = field(default_factory=Counter)
+
+
+def group_threads_as_upstream(rows: Iterable[object], exclude_id: int | None = None,
+                              min_time: int = 0) -> UpstreamThreadGroups:
+    """Threads in their state for at least ``min_time`` s, by upstream's labels."""
+    groups = UpstreamThreadGroups()
+    for thread in _threads(rows, exclude_id):
+        if thread.seconds < min_time:
+            continue
+        key = (upstream_thread_label(thread.command), upstream_thread_label(text_of(thread.state)))
+        groups.threads[key] += 1
+        groups.seconds[key] += thread.seconds
+        groups.by_host[thread.host.split(":", 1)[0] or "unknown"] += 1
+        groups.by_user[thread.user] += 1
+    return groups
 
 
 def _or_none(value: object) -> object:

@@ -22,12 +22,14 @@ A column the server did not print leaves the field absent (see ``present``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
-from agents.snapshot import Value, labels_of
+from parsers.types import Value, labels_of
 from parsers.columns import MISSING, fold_row, pick, pick_named
 from parsers.gtid import normalise_gtid_set
+from parsers.status import sample_number
 from parsers.values import CatalogValues, text_of, typed, typed_int
 
 THREAD_STOPPED = 0
@@ -251,3 +253,52 @@ def legacy_replica_values(channels: list[ReplicaChannel]) -> dict[str, Value]:
     if spaces:
         legacy["replica_slave_relay_log_space_bytes"] = sum(spaces)
     return legacy
+
+
+# --------------------------------------------------------------------------- mysqld_exporter's view
+
+_NAME_UNSAFE = re.compile(r"[^a-zA-Z0-9_]")
+UPSTREAM_CHANNEL_LABELS = ("master_host", "master_uuid", "channel_name", "connection_name")
+
+
+def legacy_replication_name(column: str) -> str:
+    """A MySQL 8.0.22+ / 8.4 column name in the words SHOW SLAVE STATUS used, lower case.
+
+    8.4 dropped SHOW SLAVE STATUS; its SHOW REPLICA STATUS says Source/Replica where
+    alerts written for mysqld_exporter expect master/slave (Seconds_Behind_Source ->
+    seconds_behind_master, Replica_SQL_Running -> slave_sql_running).
+    """
+    words = _NAME_UNSAFE.sub("_", column).lower().split("_")
+    return "_".join({"source": "master", "replica": "slave"}.get(w, w) for w in words)
+
+
+def upstream_channel_columns(rows: Iterable[Mapping[str, object]]) -> list[tuple[tuple[str, ...], dict[str, float]]]:
+    """Per channel: mysqld_exporter's labels (UPSTREAM_CHANNEL_LABELS), and every numeric column.
+
+    Columns are lower-cased and Prometheus-safe; a NULL or text column gives none (a NULL lag
+    while the SQL thread is stopped, as upstream).  Servers printing Source/Replica names also
+    get the Master/Slave ones, where no column of that name was printed.
+    """
+    channels = []
+    for row in rows:
+        folded = fold_row(row)
+        labels = tuple(text_of(_or_empty(pick(folded, columns))) or "" for columns in (
+            ("Master_Host", "Source_Host"), ("Master_UUID", "Source_UUID"), ("Channel_Name",),
+            ("Connection_name",)))
+        numbers = {}
+        for column, raw in row.items():
+            value = sample_number(typed(raw))
+            if value is not None:
+                numbers[_NAME_UNSAFE.sub("_", column).lower()] = value
+        for column, raw in row.items():
+            legacy = legacy_replication_name(column)
+            if legacy not in numbers:
+                value = sample_number(typed(raw))
+                if value is not None:
+                    numbers[legacy] = value
+        channels.append((labels, numbers))
+    return channels
+
+
+def _or_empty(value: object) -> object:
+    return None if value is MISSING else value

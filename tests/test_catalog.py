@@ -250,13 +250,37 @@ def test_labelled_metrics_served_over_snmp_only_as_table_columns(catalog):
             assert metric.snmp.table and metric.snmp.oid is None, metric.name
 
 
-def test_prometheus_names_unique(catalog):
+def test_prometheus_series_unique(catalog):
     seen = {}
+    shapes = {}
     for metric in catalog:
         if metric.prometheus:
-            # One family has one label set, so the name alone must be unique.
-            assert metric.prometheus.name not in seen, (metric.name, seen.get(metric.prometheus.name))
-            seen[metric.prometheus.name] = metric.name
+            # A family is one name with one label set: entries sharing a family (Com_* in
+            # mysql_global_status_commands_total) differ in their fixed label values.
+            series = (metric.prometheus.name, metric.prometheus.labels)
+            assert series not in seen, (metric.name, seen.get(series))
+            seen[series] = metric.name
+            shape = (metric.prometheus.type, metric.labels or tuple(k for k, _ in metric.prometheus.labels))
+            assert shapes.setdefault(metric.prometheus.name, shape) == shape, metric.name
+
+
+def test_grouped_status_families_declared_by_the_family_table(catalog):
+    commands = catalog.by_name("status_com_select").prometheus
+    assert (commands.name, commands.type, commands.labels) == (
+        "mysql_global_status_commands_total", "counter", (("command", "select"),))
+    assert catalog.by_name("status_uptime").prometheus.name == "mysql_global_status_uptime"
+    assert catalog.by_name("status_innodb_buffer_pool_pages_total").prometheus is None
+    assert catalog.families.project("global_status", "Innodb_buffer_pool_pages_total") is None
+    dirty = catalog.families.project("global_status", "Innodb_buffer_pool_pages_dirty")
+    assert (dirty.family, dirty.label) == ("mysql_global_status_buffer_pool_dirty_pages", None)
+
+
+def test_catalog_entry_disagreeing_with_the_family_table_is_refused():
+    document = yaml.safe_load(CATALOG_PATH.read_text())
+    entry = next(m for m in document["metrics"] if m["name"] == "status_com_select")
+    entry["prometheus"] = {"name": "mysql_global_status_com_select", "type": "untyped"}
+    with pytest.raises(CatalogError, match="status_com_select.*differs from prometheus_families"):
+        parse_catalog(document)
 
 
 def test_counter_prometheus_names(catalog):
@@ -286,11 +310,26 @@ def test_counter_prometheus_names(catalog):
 
 
 def test_mysqld_exporter_compatible_names(catalog):
+    # mysqld_exporter's collector/global_status.go: these prefixes are labelled families.
+    grouped = {"com_": ("commands_total", "command"), "handler_": ("handlers_total", "handler"),
+               "connection_errors_": ("connection_errors_total", "error"),
+               "innodb_rows_": ("innodb_row_ops_total", "operation"),
+               "performance_schema_": ("performance_schema_lost_total", "instrumentation")}
+    seen_groups = set()
     for metric in catalog.from_source("global_status"):
-        assert metric.name == "status_" + metric.source.key.lower()
-        if metric.prometheus:
-            assert metric.prometheus == type(metric.prometheus)(
-                "mysql_global_status_" + metric.source.key.lower(), "untyped")
+        key = metric.source.key.lower()
+        assert metric.name == "status_" + key
+        if not metric.prometheus or key.startswith("innodb_buffer_pool_pages_"):
+            continue
+        prefix = next((p for p in grouped if key.startswith(p)), None)
+        if prefix is None:
+            assert (metric.prometheus.name, metric.prometheus.type) == ("mysql_global_status_" + key, "untyped")
+        else:
+            seen_groups.add(prefix)
+            family, label = grouped[prefix]
+            assert metric.prometheus.name == "mysql_global_status_" + family
+            assert metric.prometheus.labels == ((label, key[len(prefix):]),)
+    assert seen_groups == set(grouped) - {"performance_schema_"}
     for metric in catalog.from_source("global_variables"):
         assert metric.name == "variable_" + metric.source.key.lower()
         assert metric.prometheus.name == "mysql_global_variables_" + metric.source.key.lower()

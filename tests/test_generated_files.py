@@ -44,3 +44,26 @@ def test_generate_without_the_dashboard_builder_is_one_line_and_exit_2(tmp_path,
     assert main(["generate", "--root", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err == "mysql-snmp generate: grafana_foundation_sdk is not installed; pip install 'mysql-snmp[generate]'\n"
+
+
+def test_compiled_catalog_is_the_yaml_document():
+    from agents.catalog import CATALOG_PATH, COMPILED_PATH, load_catalog_file, load_catalog_from
+
+    from_yaml = load_catalog_file(CATALOG_PATH)
+    from_compiled = load_catalog_from(CATALOG_PATH, COMPILED_PATH)
+    assert from_compiled.metrics == from_yaml.metrics and from_compiled.tables == from_yaml.tables
+    assert from_compiled.extra == from_yaml.extra
+    assert [r.pattern.pattern for r in from_compiled.families.rows["global_status"]] == \
+        [r.pattern.pattern for r in from_yaml.families.rows["global_status"]]
+
+
+def test_stale_compiled_catalog_is_ignored(tmp_path):
+    from agents.catalog import CATALOG_PATH, COMPILED_PATH, load_catalog_from
+
+    yaml_copy, compiled_copy = tmp_path / "catalog.yaml", tmp_path / "catalog.json"
+    compiled_copy.write_text(COMPILED_PATH.read_text())
+    # The YAML edited after compiling: one help text changed.
+    yaml_copy.write_text(CATALOG_PATH.read_text().replace(
+        "help: Connections dropped because the client died", "help: EDITED Connections dropped because", 1))
+    catalog = load_catalog_from(yaml_copy, compiled_copy)
+    assert catalog.by_name("status_aborted_clients").help.startswith("EDITED")

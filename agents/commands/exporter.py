@@ -39,7 +39,17 @@ def _check_durations(config) -> None:
             raise ConfigError(f"{flag} must be {kind} number of seconds, not {seconds:g}")
 
 
+def _configure_logging(args) -> None:
+    """--log.level / --log.format; without --log.level, mysql-snmp's own --log-level."""
+    from agents.exporter.log_format import configure_logging
+
+    general = getattr(args, "log_level", None) or "info"  # mysql-snmp --log-level
+    level = args.exporter_log_level or {"warning": "warn"}.get(general, general)
+    configure_logging(level, args.exporter_log_format)
+
+
 def run(args) -> int:
+    _configure_logging(args)
     from agents.catalog import CatalogError, load_catalog
     from agents.connection import PASSWORD_ENV, ConfigError
     from agents.exporter.app import ExporterApp

@@ -20,6 +20,7 @@ from agents.connection import ConfigError, ConnectionSettings
 from agents.exporter.collectors import COLLECTORS, ExporterCollector, select
 from agents.exporter.exposition import scrape_families
 from agents.exporter.flags import ExporterConfig
+from agents.exporter.own_metrics import own_families
 from agents.exporter.settings import default_settings, probe_settings, without_certificate_check
 from agents.exporter.targets import Target
 from agents.exporter.web_config import BasicAuthVerifier, WebConfig
@@ -64,6 +65,7 @@ class ExporterApp:
             sources,
             statement_timeout=self.config.collector_timeout,
             lock_wait_timeout=self.config.lock_wait_timeout,
+            log_slow_filter=self.config.log_slow_filter,
             heartbeat=heartbeat,
             host_metrics="auto" if "host" in names else "off",
             source_options=self.config.source_options,
@@ -97,7 +99,7 @@ class ExporterApp:
         with self._lock:
             if self._default is None:
                 settings = default_settings(self.config.my_cnf, self.config.mysqld_address,
-                                            self.config.mysqld_username, self.environ)
+                                            self.config.mysqld_username, self.environ, self.config.my_cnf_given)
                 log.info("/metrics target: %s", settings)
                 self._default = self._target(settings.target, settings, self._leak_detectors(settings.target))
             return self._default
@@ -156,4 +158,8 @@ class ExporterApp:
     def scrape(self, target: Target, requested: list[str], timeout_header: str | None) -> list:
         collectors = self.collectors_for(requested)
         outcome = target.scrape(collectors, self.deadline(timeout_header))
-        return scrape_families(outcome, target.counters_now(), self.catalog, self.config.compat, target.interner)
+        families = scrape_families(outcome, target.counters_now(), self.catalog, self.config.compat, target.interner)
+        if target is self._default:
+            # The exporter's own process and build, on its telemetry path only (as upstream).
+            families.extend(own_families())
+        return families

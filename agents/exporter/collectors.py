@@ -1,10 +1,14 @@
 """The exporter's collectors: the table behind ``--[no-]collect.<name>`` and ``collect[]``.
 
 Each collector names the collection sources it needs (agents/sources/*), the
-catalog source kinds whose metrics it publishes, and the mysqld_exporter-compatible
-families it builds from the snapshot's raw rows.  Names and defaults follow
-mysqld_exporter so existing command lines and ``collect[]`` parameters keep working;
-``engine_innodb_status`` and ``host`` are ours (on by default).
+catalog source kinds whose metrics it publishes (the catalog path: every catalog
+entry of those kinds with a ``prometheus`` spec, from the snapshot's values and
+series), and, where upstream's families are not plain catalog entries, the builder
+of those (``compat``): the projection the catalog's ``prometheus_families`` declares
+(agents/exporter/projection.py) or a family over parsed rows
+(agents/exporter/compat.py).  Names and defaults follow mysqld_exporter so existing
+command lines and ``collect[]`` parameters keep working; ``engine_innodb_status``
+and ``host`` are ours (on by default).
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ from typing import Callable
 
 from prometheus_client.core import Metric
 
-from agents.exporter import compat
+from agents.catalog import Catalog
+from agents.exporter import compat, projection
 from agents.exporter.encoding import FamilyInterner
 from agents.snapshot import Snapshot
 
@@ -32,7 +37,7 @@ class CompatOptions:
 
 
 
-FamilyBuilder = Callable[[Snapshot, CompatOptions, FamilyInterner | None], list[Metric]]
+FamilyBuilder = Callable[[Snapshot, CompatOptions, FamilyInterner | None, Catalog], list[Metric]]
 
 
 def _raw(snapshot: Snapshot, key: str, empty):
@@ -60,41 +65,38 @@ class ExporterCollector:
 COLLECTORS: tuple[ExporterCollector, ...] = (
     ExporterCollector(
         "global_status", "Collect from SHOW GLOBAL STATUS", True, ("global_status",), ("global_status",),
-        lambda s, o, i: compat.global_status_families(_raw(s, "global_status", {}), i)),
+        lambda s, o, i, c: projection.rows_families(c, "global_status", _raw(s, "global_status", {}), i)
+        + projection.status_info_families(_raw(s, "global_status", {}))),
     ExporterCollector(
         "global_variables", "Collect from SHOW GLOBAL VARIABLES", True, ("global_variables",), ("global_variables",),
-        lambda s, o, i: compat.global_variables_families(_raw(s, "global_variables", {}), i)),
+        lambda s, o, i, c: projection.rows_families(c, "global_variables", _raw(s, "global_variables", {}), i)
+        + projection.variables_info_families(_raw(s, "global_variables", {}))),
     ExporterCollector(
         "slave_status", "Collect from SHOW SLAVE STATUS", True, ("replication",), ("replication",),
-        lambda s, o, i: compat.slave_status_families(_raw(s, "replica_status", []))),
+        lambda s, o, i, c: compat.slave_status_families(_raw(s, "replica_status", []))),
     ExporterCollector(
         "engine_innodb_status", "Collect from SHOW ENGINE INNODB STATUS (mysql_innodb_* from the catalog)", True,
         ("innodb_status",), ("innodb",),
-        lambda s, o, i: compat.engine_innodb_families(s.values)),
+        lambda s, o, i, c: projection.value_families(c, s.values)),
     ExporterCollector(
         "info_schema.innodb_metrics", "Collect metrics from information_schema.innodb_metrics", False,
         ("innodb_metrics",), ("innodb_metrics",),
-        lambda s, o, i: compat.innodb_metrics_families(_raw(s, "innodb_metrics", []))),
+        lambda s, o, i, c: compat.innodb_metrics_families(_raw(s, "innodb_metrics", []))),
     ExporterCollector(
         "perf_schema.memory_events", "Collect metrics from performance_schema.memory_summary_global_by_event_name",
-        False, ("perf_schema_memory",), ("perf_schema_memory",),
-        lambda s, o, i: compat.memory_events_families(_raw(s, "perf_schema_memory", []),
-                                                   o.memory_events_remove_prefix)),
+        False, ("perf_schema_memory",), ("perf_schema_memory",)),
     ExporterCollector(
         "info_schema.processlist", "Collect current thread state counts from the information_schema.processlist",
         False, ("processlist",), ("processlist",),
-        lambda s, o, i: compat.processlist_families(_raw(s, "processlist", []), o.processlist_min_time,
+        lambda s, o, i, c: compat.processlist_families(_raw(s, "processlist", []), o.processlist_min_time,
                                                  o.processlist_by_user, o.processlist_by_host,
                                                  o.exclude_thread_id)),
     ExporterCollector(
-        "binlog_size", "Collect the current size of all registered binlog files", False, ("binlog",), ("binlog",),
-        lambda s, o, i: compat.binlog_families(_raw(s, "binary_logs", []))),
+        "binlog_size", "Collect the current size of all registered binlog files", False, ("binlog",), ("binlog",)),
     ExporterCollector(
-        "heartbeat", "Collect from heartbeat", False, ("heartbeat",), ("heartbeat",),
-        lambda s, o, i: compat.heartbeat_families(_raw(s, "heartbeat", {}))),
+        "heartbeat", "Collect from heartbeat", False, ("heartbeat",), ("heartbeat",)),
     ExporterCollector(
-        "slave_hosts", "Scrape information from 'SHOW SLAVE HOSTS'", False, ("slave_hosts",), (),
-        lambda s, o, i: compat.slave_hosts_families(_raw(s, "slave_hosts", []))),
+        "slave_hosts", "Scrape information from 'SHOW SLAVE HOSTS'", False, ("slave_hosts",), ("slave_hosts",)),
     *(ExporterCollector(name, help_text, default, (source,), (source,)) for name, source, default, help_text in (
         ("info_schema.innodb_cmp", "innodb_cmp", True, "Collect metrics from information_schema.innodb_cmp"),
         ("info_schema.innodb_cmpmem", "innodb_cmpmem", True, "Collect metrics from information_schema.innodb_cmpmem"),

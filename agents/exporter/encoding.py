@@ -50,12 +50,15 @@ class FamilyInterner:
         self._encoded: dict[str, dict[int, bytes]] = {}  # content type -> id(family) -> bytes
         self._interned_ids: set[int] = set()
         self._previous: dict[str, tuple[Mapping, list[Metric]]] = {}
+        # Keys asked for since the last sweep: what the scrapes still serve.
+        self._touched: set[tuple] = set()
         self._lock = threading.Lock()
 
     def scalar(self, family_type: Callable[..., Metric], name: str, documentation: str, value: float) -> Metric:
         """A one-sample unlabelled family; the same arguments give the same (read-only) object."""
         # NaN (an SQL NULL) never equals itself: key it by a marker so it is found again.
         key = (family_type, name, documentation, value if value == value else "NaN")
+        self._touched.add(key)
         family = self._families.get(key)
         if family is None:
             family = family_type(name, documentation, value=value)
@@ -80,6 +83,24 @@ class FamilyInterner:
         families = build()
         self._previous[key] = (inputs, families)
         return families
+
+    def sweep(self) -> None:
+        """Forget the families no scrape asked for since the last sweep (values that changed).
+
+        Called after each scrape's encoding.  Without it, every changed counter value
+        would stay interned until the limit, costing megabytes of RSS for nothing; the
+        dict is rebuilt only once stale entries make up a third of it.
+        """
+        with self._lock:
+            touched, self._touched = self._touched, set()
+            if len(self._families) <= 1.5 * len(touched):
+                return
+            stale = [key for key in self._families if key not in touched]
+            for key in stale:
+                family = self._families.pop(key)
+                self._interned_ids.discard(id(family))
+                for by_id in self._encoded.values():
+                    by_id.pop(id(family), None)
 
     def is_interned(self, family: Metric) -> bool:
         return id(family) in self._interned_ids
@@ -169,6 +190,7 @@ def encode(families: Iterable[Metric], accept_header: str | None,
     flush()
     if content_type.startswith("application/openmetrics-text"):
         chunks.append(_OPENMETRICS_EOF)
+    interner.sweep()
     return b"".join(chunks), content_type
 
 

@@ -109,7 +109,7 @@ def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: C
         if collector.compat is None or not collector_ok(collector, snapshot):
             continue
         try:
-            built = collector.compat(snapshot, options, interner)
+            built = collector.compat(snapshot, options, interner, catalog)
         except Exception:  # a row shape we did not expect: log it, keep the other collectors
             log.exception("%s: building the %s families failed", snapshot.target, collector.label)
             continue
@@ -118,5 +118,9 @@ def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: C
             if taken.isdisjoint(names):
                 families.append(family)
                 taken.update(names)
-    families.extend(catalog_families(catalog, snapshot, kinds, taken, interner))
+    # The every-row sources reach /metrics through their projection above, only.
+    kinds.difference_update(catalog.families.rows)
+    prefix = options.memory_events_remove_prefix
+    relabel = {"event_name": lambda name: name.removeprefix(prefix)} if prefix else None
+    families.extend(catalog_families(catalog, snapshot, kinds, taken, interner, relabel))
     return families

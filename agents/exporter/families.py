@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable, Mapping
 
 from prometheus_client.core import (
     CounterMetricFamily,
@@ -137,11 +137,13 @@ def _exports(catalog: Catalog, kinds: frozenset[str]) -> tuple[_Export, ...]:
 
 def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
                      skip_names: set[str] | frozenset[str] = frozenset(),
-                     interner: FamilyInterner | None = None) -> list[Metric]:
+                     interner: FamilyInterner | None = None,
+                     relabel: Mapping[str, Callable[[str], str]] | None = None) -> list[Metric]:
     """Families for the catalog metrics of ``kinds`` present in the snapshot.
 
-    ``skip_names`` are wire names already taken (the mysqld_exporter-compatible
-    families win, since that is what existing queries read).
+    ``skip_names`` are wire names already taken (the self metrics).  ``relabel``
+    rewrites the values of a label on the way out (upstream's
+    ``--collect.perf_schema.memory_events.remove_prefix`` on ``event_name``).
     """
     families: list[Metric] = []
     taken = set(skip_names)
@@ -165,7 +167,11 @@ def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
                 if number is None:
                     continue
                 by_name = dict(labels)
-                family.add_metric([by_name.get(label, "") for label in export.labels], number * export.scale)
+                values = [by_name.get(label, "") for label in export.labels]
+                if relabel:
+                    values = [relabel[label](value) if label in relabel else value
+                              for label, value in zip(export.labels, values)]
+                family.add_metric(values, number * export.scale)
             if family.samples:
                 families.append(family)
                 taken.update(exposed_names(family))

@@ -15,6 +15,7 @@ from agents.connection import PASSWORD_RULE
 from agents.exporter.collectors import COLLECTORS, UNSUPPORTED_COLLECTORS, UNSUPPORTED_OPTIONS, CompatOptions
 from agents.exporter.probe_access import ProbeAllowList
 from agents.sources.options import SourceOptions
+from agents.exporter.log_format import FORMATS, LEVELS
 
 DEFAULT_LISTEN = ":9104"
 
@@ -49,6 +50,12 @@ def probe_patterns(text: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    logs = parser.add_argument_group("logging")
+    logs.add_argument("--log.level", dest="exporter_log_level", choices=tuple(LEVELS), default=None,
+                      help="only log messages of this severity or above (default info; overrides mysql-snmp "
+                           "--log-level)")
+    logs.add_argument("--log.format", dest="exporter_log_format", choices=FORMATS, default="logfmt",
+                      help="output format of log messages (default logfmt)")
     web = parser.add_argument_group("web")
     web.add_argument("--web.listen-address", dest="web_listen_address", action="append", metavar="[HOST]:PORT",
                      help=f"address to serve on; repeat for several (default {DEFAULT_LISTEN}, all interfaces)")
@@ -65,9 +72,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "for the answer (default 0.25)")
 
     mysql = parser.add_argument_group("MySQL connection", PASSWORD_RULE)
-    mysql.add_argument("--config.my-cnf", dest="config_my_cnf", default="~/.my.cnf", metavar="FILE",
+    mysql.add_argument("--config.my-cnf", dest="config_my_cnf", default=None, metavar="FILE",
                        help="option file with [client] credentials, and [client.NAME] sections for "
-                            "/probe?auth_module=client.NAME (default ~/.my.cnf)")
+                            "/probe?auth_module=client.NAME (default ~/.my.cnf; without this flag the "
+                            "DATA_SOURCE_NAME environment variable, when set, names the /metrics server)")
     mysql.add_argument("--exporter.probe-allowed-targets", dest="probe_allowed_targets", action="append",
                        type=probe_patterns,
                        metavar="[client.NAME=]PATTERN",
@@ -83,7 +91,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     mysql.add_argument("--exporter.lock_wait_timeout", dest="lock_wait_timeout", type=int, default=2,
                        metavar="SECONDS", help="session lock_wait_timeout, so a scrape never holds up DDL (default 2)")
     mysql.add_argument("--exporter.log_slow_filter", dest="log_slow_filter", nargs="?", const=True, default=False,
-                       type=parse_bool, metavar="BOOL", help="accepted for compatibility; has no effect here")
+                       type=parse_bool, metavar="BOOL",
+                       help="keep the scrapes out of the slow query log (session log_slow_filter; MariaDB and "
+                            "Percona Server only, no effect on Oracle MySQL)")
     mysql.add_argument("--exporter.max-open-conns", dest="max_open_conns", type=int, default=2, metavar="N",
                        help="connections per target (default 2: the persistent one that runs every statement, "
                             "and a short-lived one opened only to KILL QUERY a statement still running at the "
@@ -172,9 +182,11 @@ class ExporterConfig:
     web_config_file: str | None
     timeout_offset: float
     my_cnf: str
+    my_cnf_given: bool  # --config.my-cnf on the command line (else DATA_SOURCE_NAME may name the server)
     mysqld_address: str | None
     mysqld_username: str | None
     lock_wait_timeout: int
+    log_slow_filter: bool
     max_open_conns: int
     tls_insecure_skip_verify: bool
     min_interval: float
@@ -197,8 +209,6 @@ def ignored_flags(args: argparse.Namespace) -> list[str]:
     flags = [f"--collect.{name}" for name in UNSUPPORTED_COLLECTORS
              if getattr(args, f"collect_{name}".replace(".", "_"), False)]
     flags += [f"--collect.{name}" for name in UNSUPPORTED_OPTIONS if getattr(args, f"ignored_{name}", None)]
-    if args.log_slow_filter:
-        flags.append("--exporter.log_slow_filter")
     return flags
 
 
@@ -210,10 +220,12 @@ def config_from_args(args: argparse.Namespace) -> ExporterConfig:
         telemetry_path=args.web_telemetry_path,
         web_config_file=args.web_config_file,
         timeout_offset=args.timeout_offset,
-        my_cnf=args.config_my_cnf,
+        my_cnf=args.config_my_cnf or "~/.my.cnf",
+        my_cnf_given=args.config_my_cnf is not None,
         mysqld_address=args.mysqld_address,
         mysqld_username=args.mysqld_username,
         lock_wait_timeout=args.lock_wait_timeout,
+        log_slow_filter=bool(args.log_slow_filter),
         max_open_conns=max(1, args.max_open_conns),
         tls_insecure_skip_verify=args.tls_insecure_skip_verify,
         min_interval=max(0.0, args.min_interval),

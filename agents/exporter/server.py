@@ -15,6 +15,8 @@ import gzip
 import html
 import logging
 import socket
+import ssl
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Sequence
@@ -147,6 +149,23 @@ class _Server(ThreadingHTTPServer):
         server.server_address = address
         server.origin = passed.describe()
         return server
+
+    def handle_error(self, request, client_address) -> None:
+        """One log line, never the stdlib's traceback on stderr, for what clients do to us.
+
+        A failed TLS handshake (a plain-HTTP client, a scanner, a certificate we refuse)
+        or a client that hangs up mid-request is the client's business: info and debug.
+        Anything else is ours: an error line, the traceback at debug.
+        """
+        exc = sys.exc_info()[1]
+        peer = client_address[0] if isinstance(client_address, tuple) and client_address else client_address
+        if isinstance(exc, (ConnectionError, TimeoutError, ssl.SSLEOFError, ssl.SSLZeroReturnError)):
+            log.debug("%s disconnected: %s", peer, type(exc).__name__)
+        elif isinstance(exc, ssl.SSLError):
+            log.info("TLS handshake with %s failed: %s", peer, getattr(exc, "reason", None) or exc)
+        else:
+            log.error("request from %s failed: %s: %s", peer, type(exc).__name__, exc)
+            log.debug("request from %s failed", peer, exc_info=exc)
 
     def get_request(self):
         sock, address = super().get_request()

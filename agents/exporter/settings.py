@@ -1,6 +1,7 @@
 """Connection settings of exporter targets, formed the way mysqld_exporter forms them.
 
-/metrics: the option file's ``[client]``, completed by --mysqld.address/--mysqld.username.
+/metrics: the option file's ``[client]``, completed by --mysqld.address/--mysqld.username;
+or, without --config.my-cnf, Debian's ``DATA_SOURCE_NAME`` (Go MySQL driver DSN) when set.
 /probe: ``[client.<auth_module>]`` (inheriting ``[client]``) aimed at ``?target=``, when allowed.
 Both: the password rule of every command, agents.connection.with_env_password.
 """
@@ -28,14 +29,54 @@ def apply_address(settings: ConnectionSettings, address: str) -> ConnectionSetti
     return replace(settings, host=host.strip("[]"), port=parse_port(port, f"target {address!r}"), socket=None)
 
 
+DSN_VARIABLE = "DATA_SOURCE_NAME"
+
+
+def settings_from_dsn(dsn: str) -> ConnectionSettings:
+    """A Go MySQL driver DSN: ``[user[:password]@][tcp|unix][(address)]/[db][?params]``.
+
+    ``user:pass@(host:port)/`` and ``user@unix(/run/mysqld/mysqld.sock)/`` are the forms
+    Debian documents for prometheus-mysqld-exporter.  Errors never repeat the DSN:
+    it holds the password.
+    """
+    head, slash, tail = dsn.rpartition("/")
+    if not slash:
+        raise ConfigError(f"{DSN_VARIABLE}: not a DSN of the form user:password@(host:port)/")
+    credentials, at, network = head.rpartition("@")
+    if not at:
+        credentials, network = "", head
+    user, _, password = credentials.partition(":")
+    protocol, paren, address = network.partition("(")
+    if paren and not address.endswith(")"):
+        raise ConfigError(f"{DSN_VARIABLE}: unclosed '(' in the address part")
+    address = address[:-1] if paren else ""
+    protocol = protocol or "tcp"
+    params = dict(part.partition("=")[::2] for part in tail.partition("?")[2].split("&") if part)
+    settings = ConnectionSettings(user=user or None, password=password or None, origin=DSN_VARIABLE)
+    if protocol == "unix":
+        settings = replace(settings, host="localhost", socket=address or "/tmp/mysql.sock")
+    elif protocol == "tcp":
+        settings = apply_address(settings, address or "127.0.0.1:3306")
+    else:
+        raise ConfigError(f"{DSN_VARIABLE}: protocol {protocol!r} is neither tcp nor unix")
+    tls = params.get("tls", "false").lower()
+    if tls in ("true", "skip-verify", "preferred"):
+        mode = {"true": "VERIFY_IDENTITY", "skip-verify": "REQUIRED", "preferred": "PREFERRED"}[tls]
+        settings = replace(settings, ssl_mode=mode, ssl_verify_server_cert=tls == "true")
+    return settings
+
+
 def default_settings(my_cnf: str | None, address: str | None, username: str | None,
-                     environ: dict[str, str]) -> ConnectionSettings:
+                     environ: dict[str, str], my_cnf_given: bool = True) -> ConnectionSettings:
     """Settings of /metrics, as mysqld_exporter forms them.
 
-    The option file's ``[client]`` wins; ``--mysqld.address`` / ``--mysqld.username``
-    fill what it leaves out, and MYSQLD_EXPORTER_PASSWORD is the password when the
-    file has none.
+    Without ``--config.my-cnf`` and with DATA_SOURCE_NAME set, that DSN names the server
+    (mysqld_exporter 0.14, as Debian packages it).  Otherwise the option file's
+    ``[client]`` wins; ``--mysqld.address`` / ``--mysqld.username`` fill what it leaves
+    out, and MYSQLD_EXPORTER_PASSWORD is the password when the file has none.
     """
+    if not my_cnf_given and environ.get(DSN_VARIABLE):
+        return with_env_password(settings_from_dsn(environ[DSN_VARIABLE]), environ)
     path = Path(my_cnf).expanduser() if my_cnf else None
     if path is not None and path.exists():
         settings = settings_from_my_cnf(path, "client")

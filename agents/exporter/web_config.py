@@ -30,7 +30,6 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 
 from agents.textfile import UnusableFile, read_regular_text
 
@@ -186,6 +185,8 @@ def load_web_config(path: str | os.PathLike | None) -> WebConfig:
     if not path:
         return WebConfig()
     path = Path(path)
+    import yaml  # only with a file: most processes read no YAML at all
+
     try:
         document = yaml.safe_load(read_regular_text(path, MAX_WEB_CONFIG_BYTES))
     except OSError as exc:

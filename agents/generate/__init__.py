@@ -1,4 +1,4 @@
-"""Files generated from the catalog and committed (mibs/, opennms/, grafana/).
+"""Files generated from the catalog and committed (mibs/, opennms/, grafana/, agents/catalog.json).
 
 Each generator module exposes ``outputs(catalog) -> dict[str, str]``: repository-relative
 path -> file content.  ``mysql-snmp generate`` writes them; a test fails when a
@@ -20,6 +20,7 @@ GENERATOR_MODULES = (
     "agents.generate.opennms",
     "agents.generate.opennms_collection",
     "agents.generate.opennms_graphs",
+    "agents.generate.compiled_catalog",
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -1,13 +1,12 @@
 """Prometheus names as the exporter serves them, for the generated dashboards and rules.
 
-Catalog metrics of our own (mysql_innodb_*, mysql_host_*, mysql_process_*, mysql_leak_*,
-...) are served under the catalog's ``prometheus.name``.  Values that mysqld_exporter
-already published (SHOW GLOBAL STATUS, SHOW GLOBAL VARIABLES, SHOW SLAVE|REPLICA STATUS)
-keep mysqld_exporter's names, which the exporter's collector table builds: a one-value
-sample goes through that collector's own family builder here, and the name and labels
-it comes out under are what a query must use.  So no name is typed twice, and a change
-in the catalog or in the collector table reaches the boards and rules at the next
-``mysql-snmp generate``.
+Every catalog metric is served under its ``prometheus`` name and fixed labels; for SHOW GLOBAL
+STATUS / VARIABLES those are mysqld_exporter's names, which the catalog loader checks against the
+``prometheus_families`` projection (Com_select -> mysql_global_status_commands_total{command="select"}).
+The columns of SHOW SLAVE|REPLICA STATUS are still named by the slave_status collector's own family
+builder: a one-value sample goes through it here, and the name it comes out under is what a query
+must use.  So no name is typed twice, and a change in the catalog or in the collector table reaches
+the boards and rules at the next ``mysql-snmp generate``.
 """
 
 from __future__ import annotations
@@ -22,12 +21,6 @@ from agents.snapshot import Snapshot
 UP = "mysql_up"
 COLLECTOR_SUCCESS = "mysql_exporter_collector_success"
 
-# catalog source kind -> (exporter collector, snapshot raw key, how one value is shaped there)
-_COMPAT_SOURCES = {
-    "global_status": ("global_status", "global_status", lambda key: {key: 1}),
-    "global_variables": ("global_variables", "global_variables", lambda key: {key: 1}),
-    "replication": ("slave_status", "replica_status", lambda key: [{key: 1}]),
-}
 
 
 @dataclass(frozen=True)
@@ -45,11 +38,10 @@ class Served:
         return f"{self.name}{{{', '.join(parts)}}}" if parts else self.name
 
 
-def compat_served(source_kind: str, key: str) -> list[Served]:
-    """The series mysqld_exporter-compatible builders make of one value ``key`` of ``source_kind``."""
-    collector_name, raw_key, shape = _COMPAT_SOURCES[source_kind]
-    snapshot = Snapshot(target="generate", up=True, raw={raw_key: shape(key)})
-    families = BY_NAME[collector_name].compat(snapshot, CompatOptions(), None)
+def replica_status_served(column: str) -> list[Served]:
+    """The series the slave_status collector makes of one SHOW SLAVE|REPLICA STATUS ``column``."""
+    snapshot = Snapshot(target="generate", up=True, raw={"replica_status": [{column: 1}]})
+    families = BY_NAME["slave_status"].compat(snapshot, CompatOptions(), None, None)
     served = []
     for family in families:
         for sample in family.samples:
@@ -59,22 +51,16 @@ def compat_served(source_kind: str, key: str) -> list[Served]:
 
 
 def served(catalog: Catalog, name: str) -> Served:
-    """Where catalog metric ``name`` is served: the mysqld_exporter name when the exporter has one."""
+    """Where catalog metric ``name`` is served (replica status columns: replica_column())."""
     metric = catalog.by_name(name)
-    # Replica status keys in the catalog are field names, not the server's columns: those
-    # go through replica_column() with the column as printed.
-    if metric.source.kind in ("global_status", "global_variables") and metric.source.key:
-        found = compat_served(metric.source.kind, metric.source.key)
-        if len(found) == 1:
-            return found[0]
     if metric.prometheus is None:
         raise ValueError(f"{name} is not served to Prometheus (no prometheus entry in the catalog)")
-    return Served(metric.prometheus.name)
+    return Served(metric.prometheus.name, metric.prometheus.labels)
 
 
 def replica_column(column: str) -> str:
     """mysql_slave_status_* name of a SHOW SLAVE|REPLICA STATUS column, as the column is printed."""
-    names = {s.name for s in compat_served("replication", column)}
+    names = {s.name for s in replica_status_served(column)}
     own = [n for n in names if n.endswith("_" + column.lower())]
     if len(own) != 1:
         raise ValueError(f"replica status column {column} is served as {sorted(names)}")

@@ -16,7 +16,6 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
 
 from agents.leak.config import DEFAULT_STATE_FILE, LeakConfig, LeakConfigError, load_leak_config
 from agents.leak.detector import LeakDetector
@@ -27,6 +26,8 @@ def read_leak_section(config_file: str | os.PathLike | None) -> Mapping[str, Any
     """The ``leak:`` section of a YAML file (None without a file or section)."""
     if not config_file:
         return None
+    import yaml  # only with a file: most processes read no YAML at all
+
     try:
         document = yaml.safe_load(Path(config_file).read_text())
     except (OSError, yaml.YAMLError) as exc:

@@ -10,9 +10,10 @@ nothing itself.  ``collect(conn, server, context) -> SourceResult``:
   gives (``Key_read_requests``);
 - ``series``: labelled values, catalog name -> {labels: value};
 - ``raw``: rows for consumers that export every row (see agents/snapshot.py), under
-  the keys global_status, global_variables, innodb_status_text, replica_status,
-  binary_logs, master_status, processlist, innodb_metrics, perf_schema_memory,
-  slave_hosts, heartbeat;
+  the keys global_status, global_variables (the every-row pass-throughs of
+  prometheus_families), replica_status, processlist, innodb_metrics (grouped by
+  parsers/ for the exporter's remaining upstream families), innodb_status_text,
+  binary_logs, master_status;
 - ``context`` holds the ``raw`` of the scrapers that ran before in this collection.
 
 The collector maps results to catalog names (agents.collection.map_to_catalog); a
@@ -153,12 +154,16 @@ class NameValueScraper(Scraper):
     def privilege_hint(self, server, statement):
         return "none (any user may run it)"
 
+    def refine(self, parsed: dict[str, Value]) -> dict[str, Value]:
+        """What of the parsed rows the collection keeps (all of them, unless a subclass knows better)."""
+        return parsed
+
     def collect(self, conn, server, context=None):
         rows = conn.query(self.statement).rows
         if self._previous is not None and self._previous[0] == rows:
             parsed = self._previous[1]
         else:
-            parsed = parse_status_rows(rows)
+            parsed = self.refine(parse_status_rows(rows))
             self._previous = (rows, parsed)
         # The parsed dict is shared by the snapshots of unchanged answers: consumers only read it.
         return SourceResult(values=dict(parsed), raw={self.name: parsed})

@@ -8,8 +8,7 @@ like the original's ``--heartbeat DB.TABLE`` and mysqld_exporter's
 from dataclasses import dataclass
 
 from agents.sources import Scraper, SourceResult
-from parsers.heartbeat import heartbeat_timestamp, heartbeat_values
-from parsers.values import typed_int
+from parsers.heartbeat import heartbeat_row_series, heartbeat_values
 
 
 @dataclass(frozen=True)
@@ -51,15 +50,14 @@ class Heartbeat(Scraper):
     def collect(self, conn, server, context=None):
         rows = conn.query(self.options.statement()).dicts()
         if not rows:  # pt-heartbeat has not written yet: no lag to report
-            return SourceResult(raw={"heartbeat": {"rows": []}})
+            return SourceResult()
         now = float(rows[0]["server_now"])
         # Several rows: a chain where every source runs pt-heartbeat; measure ours.
         source_id = _source_server_id((context or {}).get("replica_status")) if len(rows) > 1 else None
         reading = heartbeat_values(rows, now, utc=self.options.utc, server_id=source_id)
         # Every row, as mysqld_exporter exports them: stored and current time per server_id.
-        stored = [{"server_id": typed_int(row.get("server_id")),
-                   "ts": heartbeat_timestamp(row.get("ts"), self.options.utc), "now": now} for row in rows]
-        return SourceResult(values=reading.values, raw={"heartbeat": {"rows": stored, **reading.values}})
+        series = heartbeat_row_series(rows, now, utc=self.options.utc)
+        return SourceResult(values=reading.values, series=series)
 
 
 def _source_server_id(replica_rows) -> int | None:

@@ -1,22 +1,13 @@
 """performance_schema.memory_summary_global_by_event_name: memory per instrument."""
 
-from agents.snapshot import labels_of
 from agents.sources import Scraper, SourceResult
+from parsers.perf_schema_memory import memory_series
 
 # Instruments that never allocated are left out: MySQL 8 lists ~500 of them, mostly idle.
 STATEMENT = (
     "SELECT EVENT_NAME, COUNT_ALLOC, COUNT_FREE, SUM_NUMBER_OF_BYTES_ALLOC, SUM_NUMBER_OF_BYTES_FREE,"
     " CURRENT_COUNT_USED, CURRENT_NUMBER_OF_BYTES_USED, HIGH_NUMBER_OF_BYTES_USED"
     " FROM performance_schema.memory_summary_global_by_event_name WHERE COUNT_ALLOC > 0"
-)
-SERIES_COLUMNS = (
-    "current_number_of_bytes_used",
-    "high_number_of_bytes_used",
-    "current_count_used",
-    "count_alloc",
-    "count_free",
-    "sum_number_of_bytes_alloc",
-    "sum_number_of_bytes_free",
 )
 
 
@@ -41,15 +32,7 @@ class PerfSchemaMemory(Scraper):
 
     def collect(self, conn, server, context=None):
         rows = conn.query(STATEMENT).dicts(lowercase=True)
-        result = SourceResult(raw={"perf_schema_memory": rows})
-        for row in rows:
-            labels = labels_of(event_name=row["event_name"])
-            # the index as a column too: managers (OpenNMS) name the row after it
-            result.series.setdefault("event_name", {})[labels] = row["event_name"]
-            for column in SERIES_COLUMNS:
-                if row.get(column) is not None:
-                    result.series.setdefault(column, {})[labels] = int(row[column])
-        return result
+        return SourceResult(series=memory_series(rows))
 
 
 SCRAPER = PerfSchemaMemory

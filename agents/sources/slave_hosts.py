@@ -5,6 +5,7 @@ ADMIN, a grant a monitoring user should not need for everything else.
 """
 
 from agents.sources import Scraper, SourceResult
+from parsers.slave_hosts import replica_host_series
 
 
 def slave_hosts_statement(server) -> str:
@@ -15,7 +16,7 @@ def slave_hosts_statement(server) -> str:
 
 class SlaveHosts(Scraper):
     name = "slave_hosts"
-    catalog_kind = None
+    catalog_kind = "slave_hosts"
     description = "replicas registered with this server (SHOW REPLICAS / SHOW SLAVE HOSTS)"
     pipelined = True
     enabled_by_default = False
@@ -30,7 +31,7 @@ class SlaveHosts(Scraper):
 
     def collect(self, conn, server, context=None):
         rows = conn.query(slave_hosts_statement(server)).dicts()
-        return SourceResult(values={"replicas": len(rows)}, raw={"slave_hosts": rows})
+        return SourceResult(series=replica_host_series(rows))
 
 
 SCRAPER = SlaveHosts

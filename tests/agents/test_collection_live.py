@@ -289,9 +289,12 @@ def test_pt_heartbeat_lag(mariadb, utc):
     assert snapshot.sources["heartbeat"].ok, snapshot.sources["heartbeat"].error
     assert 100 <= snapshot.values["heartbeat_lag_seconds"] < 160
     assert snapshot.values["heartbeat_source_server_id"] == 1
-    (row,) = snapshot.raw["heartbeat"]["rows"]
-    assert row["server_id"] == 1
-    assert row["now"] - row["ts"] == pytest.approx(snapshot.values["heartbeat_lag_seconds"])
+    # Every row, per server_id, for mysqld_exporter's heartbeat families.
+    labels = (("server_id", "1"),)
+    (stored,) = snapshot.series["heartbeat_row_stored_timestamp_seconds"].items()
+    (now,) = snapshot.series["heartbeat_row_now_timestamp_seconds"].items()
+    assert stored[0] == now[0] == labels
+    assert now[1] - stored[1] == pytest.approx(snapshot.values["heartbeat_lag_seconds"])
 
 
 def test_process_metrics_find_the_server_by_its_pid_file(mariadb):

@@ -9,8 +9,10 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import generate_latest
 from prometheus_client.openmetrics.exposition import generate_latest as generate_openmetrics
 
-from agents.exporter import compat
+from agents.catalog import load_catalog
 from agents.exporter.encoding import FamilyInterner, encode
+from agents.exporter.projection import rows_families
+from parsers.status import parse_status_rows
 from parsers.tabular import parse_table_text
 
 LIVE = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "live" / "mariadb-10.11"
@@ -37,7 +39,12 @@ def status_families(interner):
     status = {r["Variable_name"]: r["Value"] for r in parse_table_text((LIVE / "show-global-status.tsv").read_text())}
     variables = {r["Variable_name"]: r["Value"]
                  for r in parse_table_text((LIVE / "show-global-variables.tsv").read_text())}
-    return compat.global_status_families(status, interner) + compat.global_variables_families(variables, interner)
+    return global_status(status, interner) + (
+        rows_families(load_catalog(), "global_variables", parse_status_rows(variables.items()), interner))
+
+
+def global_status(status: dict, interner) -> list:
+    return rows_families(load_catalog(), "global_status", parse_status_rows(status.items()), interner)
 
 
 @pytest.mark.parametrize("accept, generate", [(None, generate_latest), (OPENMETRICS, generate_openmetrics)])
@@ -57,16 +64,16 @@ def test_memoised_bytes_equal_prometheus_client(accept, generate):
 def test_changed_value_is_not_served_from_the_memo():
     interner = FamilyInterner()
     status = {"Uptime": "10", "Com_select": "5"}
-    body, _ = encode(compat.global_status_families(status, interner), None, interner)
+    body, _ = encode(global_status(status, interner), None, interner)
     assert b"mysql_global_status_uptime 10.0" in body
     status["Uptime"] = "11"
-    body, _ = encode(compat.global_status_families(status, interner), None, interner)
+    body, _ = encode(global_status(status, interner), None, interner)
     assert b"mysql_global_status_uptime 11.0" in body and b"uptime 10.0" not in body
 
 
 def test_interner_limit_starts_over():
     interner = FamilyInterner(limit=3)
-    families = compat.global_status_families({f"Var_{n}": str(n) for n in range(5)}, interner)
+    families = global_status({f"Var_{n}": str(n) for n in range(5)}, interner)
     assert len(families) == 5
     body, _ = encode(families, None, interner)
     assert body == reference(families, generate_latest)
@@ -86,3 +93,13 @@ def test_names_needing_escapes_still_get_the_negotiated_escaping():
     assert body == reference(families, generate_openmetrics)
     assert b"mysql_dotted{" in body and b"the_label=" in body  # underscores escaping applied
     assert b'state="say \\"hi\\"\\n"' in body
+
+
+def test_families_of_values_that_changed_are_forgotten():
+    interner = FamilyInterner()
+    for uptime in range(1, 50):
+        status = {"Uptime": str(uptime), "Com_select": "5", **{f"Var_{n}": str(n) for n in range(20)}}
+        body, _ = encode(global_status(status, interner), None, interner)
+        assert f"mysql_global_status_uptime {uptime}.0".encode() in body
+    # The 20 steady values and at most a few generations of Uptime, not 49 of them.
+    assert len(interner._families) < 32

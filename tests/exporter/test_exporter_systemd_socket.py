@@ -249,10 +249,12 @@ def test_flag_without_passed_sockets_exits_2_with_one_line(tmp_path):
                             cwd=REPO, env=clean_environment(), capture_output=True, text=True, timeout=60)
     assert result.returncode == 2, result.stderr
     (line,) = result.stderr.splitlines()
-    assert line.endswith("ERROR agents.commands.exporter: --web.systemd-socket: LISTEN_PID is not set, so systemd "
+    # mysqld_exporter's default log format, logfmt.
+    assert " level=error logger=agents.commands.exporter " in line, line
+    assert line.endswith('msg="--web.systemd-socket: LISTEN_PID is not set, so systemd '
                          "passed no sockets; check that a .socket unit with ListenStream= activates this service "
                          "(the same unit name, or Sockets= in the .service) and that ExecStart= runs the exporter "
-                         "itself, not a wrapper that forks"), line
+                         'itself, not a wrapper that forks"'), line
 
 
 @pytest.mark.parametrize("listen, message", [

@@ -7,10 +7,11 @@ import pytest
 
 from agents.catalog import load_catalog
 from parsers.binlog import binlog_values
-from parsers.heartbeat import heartbeat_values
+from parsers.heartbeat import heartbeat_row_series, heartbeat_values
 from parsers.host import PageFaults, host_values, process_values
 from parsers.processlist import processlist_values
 from parsers.replication import parse_replica_status, replica_values
+from parsers.values import CatalogValues
 
 SOURCES = ("replication", "binlog", "processlist", "host", "process", "heartbeat")
 
@@ -45,6 +46,8 @@ def readings():
         namedtuple("pio", "read_bytes write_bytes")(5, 6), PageFaults(7, 8), 9.0, 10,
     )
     yield heartbeat_values([{"ts": "2024-01-02T03:04:05", "server_id": 1}], now=1704164650.0, utc=True)
+    yield CatalogValues(series=heartbeat_row_series([{"ts": "2024-01-02T03:04:05", "server_id": 1}],
+                                                    now=1704164650.0, utc=True))
 
 
 @pytest.fixture(scope="module")

@@ -72,3 +72,15 @@ def test_bad_timestamps_are_clear_errors():
         heartbeat_lag("", now=TS_EPOCH)
     with pytest.raises(HeartbeatError, match="no ts column"):
         heartbeat_values([{"server_id": 1}], now=TS_EPOCH)
+
+
+def test_every_row_per_server_id():
+    from parsers.heartbeat import heartbeat_row_series
+
+    rows = [{"ts": "2023-11-14T22:13:20.250000", "server_id": 1}, {"ts": "2023-11-14T22:13:19", "server_id": "7"},
+            {"ts": "2023-11-14T22:13:19", "server_id": None}]
+    series = heartbeat_row_series(rows, now=1700000003.5, utc=True)
+    assert series["heartbeat_row_stored_timestamp_seconds"] == {(("server_id", "1"),): 1700000000.25,
+                                                               (("server_id", "7"),): 1699999999.0}
+    assert set(series["heartbeat_row_now_timestamp_seconds"].values()) == {1700000003.5}
+    assert heartbeat_row_series([], now=1.0) == {}

@@ -1,0 +1,123 @@
+"""mysqld_exporter's families as the catalog declares them (``prometheus_families:``).
+
+- ``rows_families``: the every-row pass-through of one source (all status, all
+  variables).  Each printed name lands where the family table puts it: a grouped
+  family (``commands_total{command}``), nowhere, or its generic name; so no value is
+  served twice.  The generic families carry the catalog's help where the catalog
+  describes that variable.
+- ``value_families``: catalog values upstream serves under a name of its own.
+- ``status_info_families``: upstream's info gauges over text values (version,
+  isolation level, Galera), whose parsing lives in ``parsers/status.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, UnknownMetricFamily
+
+from agents.catalog import Catalog
+from agents.catalog_families import Projection
+from agents.exporter.encoding import FamilyInterner, scalar_family
+from parsers.status import galera_evs_latency, galera_gcache_size_bytes, sample_number
+from parsers.types import Value
+
+FAMILY_TYPES = {"counter": CounterMetricFamily, "gauge": GaugeMetricFamily, "untyped": UnknownMetricFamily}
+
+_HELP_CACHE: dict[int, tuple[Catalog, dict[tuple[str, str], str]]] = {}
+
+
+def _catalog_help(catalog: Catalog) -> dict[tuple[str, str], str]:
+    """(source, generic family name) -> the catalog's help for it."""
+    cached = _HELP_CACHE.get(id(catalog))
+    if cached is not None and cached[0] is catalog:
+        return cached[1]
+    helps = {(m.source.kind, m.prometheus.name): m.help for m in catalog
+             if m.prometheus is not None and m.source.kind in catalog.families.rows and not m.prometheus.labels}
+    _HELP_CACHE[id(catalog)] = (catalog, helps)
+    return helps
+
+
+def rows_families(catalog: Catalog, source: str, rows: Mapping[str, Value],
+                  interner: FamilyInterner | None = None) -> list[Metric]:
+    """Every row of ``source`` with a numeric value, as the family table names it."""
+    if interner is not None and source == "global_variables":
+        # Variables rarely change: an unchanged set gives back last scrape's families.
+        return interner.reuse(source, rows, lambda: _rows_families(catalog, source, rows, interner))
+    return _rows_families(catalog, source, rows, interner)
+
+
+def _rows_families(catalog: Catalog, source: str, rows: Mapping[str, Value],
+                   interner: FamilyInterner | None) -> list[Metric]:
+    table = catalog.families
+    helps = _catalog_help(catalog)
+    grouped: dict[str, Metric] = {}
+    families: list[Metric] = []
+    for printed, raw in rows.items():
+        value = sample_number(raw)
+        if value is None:
+            continue
+        slot: Projection | None = table.project(source, printed)
+        if slot is None:
+            continue
+        if not slot.grouped:
+            families.append(scalar_family(interner, FAMILY_TYPES[slot.type], slot.family,
+                                          helps.get((source, slot.family), slot.help), value))
+            continue
+        family = grouped.get(slot.family)
+        if family is None:
+            family = grouped[slot.family] = FAMILY_TYPES[slot.type](
+                slot.family, slot.help, labels=[slot.label] if slot.label else None)
+        family.add_metric([slot.label_value] if slot.label else [], value)
+    return list(grouped.values()) + families
+
+
+def value_families(catalog: Catalog, values: Mapping[str, Value]) -> list[Metric]:
+    """The catalog values upstream also serves under its own names (``prometheus_families.values``)."""
+    families = []
+    for declared in catalog.families.values:
+        number = sample_number(values.get(declared.value))
+        if number is not None:
+            families.append(FAMILY_TYPES[declared.type](declared.name, declared.help, value=number))
+    return families
+
+
+def _info(name: str, help_text: str, labels: dict[str, str]) -> Metric:
+    family = GaugeMetricFamily(name, help_text, labels=list(labels))
+    family.add_metric(list(labels.values()), 1.0)
+    return family
+
+
+def _text(rows: Mapping[str, Value], name: str) -> str:
+    value = rows.get(name)
+    return "" if value is None else str(value)
+
+
+def status_info_families(status: Mapping[str, Value]) -> list[Metric]:
+    """Galera's status info and group communication latency (upstream's global_status extras)."""
+    families = []
+    if _text(status, "wsrep_local_state_uuid"):
+        families.append(_info("mysql_galera_status_info", "PXC/Galera status information.", {
+            name: _text(status, name)
+            for name in ("wsrep_local_state_uuid", "wsrep_cluster_state_uuid", "wsrep_provider_version")}))
+    for part, number in galera_evs_latency(_text(status, "wsrep_evs_repl_latency")).items():
+        families.append(GaugeMetricFamily(f"mysql_galera_evs_repl_latency_{part}",
+                                          f"PXC/Galera group communication latency ({part}).", value=number))
+    return families
+
+
+def variables_info_families(variables: Mapping[str, Value]) -> list[Metric]:
+    """Version, isolation level and Galera settings (upstream's global_variables extras)."""
+    families = [_info("mysql_version_info", "MySQL version and distribution.", {
+        name: _text(variables, name) for name in ("innodb_version", "version", "version_comment")})]
+    level = _text(variables, "transaction_isolation") or _text(variables, "tx_isolation")
+    if level:
+        families.append(_info("mysql_transaction_isolation", "MySQL transaction isolation.", {"level": level}))
+    if _text(variables, "wsrep_cluster_name"):
+        families.append(_info("mysql_galera_variables_info", "PXC/Galera variables information.",
+                              {"wsrep_cluster_name": _text(variables, "wsrep_cluster_name")}))
+    gcache = galera_gcache_size_bytes(_text(variables, "wsrep_provider_options"))
+    if gcache is not None:
+        families.append(GaugeMetricFamily("mysql_galera_gcache_size_bytes", "PXC/Galera gcache size.",
+                                          value=float(gcache)))
+    return families
