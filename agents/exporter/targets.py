@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -29,6 +29,8 @@ from agents.exporter.encoding import FamilyInterner
 from agents.snapshot import Snapshot, SourceStatus
 
 log = logging.getLogger(__name__)
+
+MAX_REMEMBERED_SOURCE_SETS = 8
 
 
 # --------------------------------------------------------------------------- scrape results
@@ -93,7 +95,9 @@ class Target:
         self._clock = clock
         self._lock = threading.Lock()
         self._inflight: dict[frozenset[str], tuple[Future, float]] = {}
-        self._last: dict[frozenset[str], CollectionRecord] = {}
+        # The last collection per set of sources, for min_interval: a few sets recur (Prometheus
+        # jobs with different collect[]); any further one pushes out the least recently collected.
+        self._last: OrderedDict[frozenset[str], CollectionRecord] = OrderedDict()
         # One worker: the collector serialises collections on its one connection anyway,
         # and a worker thread lets every waiting scrape give up at its own deadline.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"collect-{name}")
@@ -195,6 +199,9 @@ class Target:
         self._account(record)
         with self._lock:
             self._last[sources] = record
+            self._last.move_to_end(sources)
+            while len(self._last) > MAX_REMEMBERED_SOURCE_SETS:
+                self._last.popitem(last=False)
         return record
 
     def _account(self, record: CollectionRecord) -> None:
