@@ -48,11 +48,13 @@ class FamilyInterner:
     for again is moved to the current generation; when that is full, the older generation (every
     family not asked for since) is dropped with its encoded bytes and the current one becomes
     the older.  So at most ``2 * generation_size`` families are kept, and a value that changes
-    every scrape leaves nothing behind for long.  The default holds several scrapes' worth of
-    unlabelled families (~1,500 on a busy MariaDB), about 4 MB with their encodings.
+    every scrape leaves nothing behind for long.  A generation must hold one scrape's unlabelled
+    families (~1,100 on MariaDB 10.11) for them to be found again; the default of 2048 leaves room
+    for servers with more, and bounds the interner at 4,096 families, ~6 MB with their encodings
+    (measured: 1.5 KB per family).
     """
 
-    def __init__(self, generation_size: int = 4096):
+    def __init__(self, generation_size: int = 2048):
         self.generation_size = generation_size
         self._current: dict[tuple, Metric] = {}
         self._older: dict[tuple, Metric] = {}
