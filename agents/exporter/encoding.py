@@ -173,8 +173,9 @@ def _all_names_legacy(family: Metric) -> bool:
 
 
 def encode(families: Iterable[Metric], accept_header: str | None,
-           interner: FamilyInterner | None = None) -> tuple[bytes, str]:
-    """The exposition of ``families`` in the format the Accept header negotiates."""
+           interner: FamilyInterner | None = None, final: bool = True) -> tuple[bytes, str]:
+    """The exposition of ``families`` in the format the Accept header negotiates (``final``: with
+    OpenMetrics' closing ``# EOF``; without, for a body that more families follow)."""
     interner = interner or _NO_INTERNER
     negotiated, content_type = choose_encoder(accept_header or "")
     twin = _identity_escaping_twin(negotiated)
@@ -207,7 +208,7 @@ def encode(families: Iterable[Metric], accept_header: str | None,
         flush()
         chunks.append(body)
     flush()
-    if content_type.startswith("application/openmetrics-text"):
+    if final and content_type.startswith("application/openmetrics-text"):
         chunks.append(_OPENMETRICS_EOF)
     return b"".join(chunks), content_type
 

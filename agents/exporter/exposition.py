@@ -72,18 +72,35 @@ def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: C
                     options: CompatOptions, up_when_unknown: bool,
                     interner: FamilyInterner | None = None) -> list[Metric]:
     """Everything one scrape exposes.  MySQL down: mysql_up 0 and self metrics, no MySQL values."""
+    return (self_families(outcome, counters, up_when_unknown)
+            + server_families(outcome, catalog, options, interner))
+
+
+def self_families(outcome: ScrapeOutcome, counters: TargetCounters, up_when_unknown: bool) -> list[Metric]:
+    """mysql_up and the exporter's own metrics: what differs from one request to the next."""
     record = outcome.record
     if record is None:
         # The deadline passed before any collection finished: say so, show no numbers.
         return _self_families(outcome, counters, 1.0 if up_when_unknown else 0.0)
+    return _self_families(outcome, counters, 1.0 if record.snapshot.up else 0.0)
+
+
+# Every name _self_families exposes: the server's families never take them.
+_SELF_NAMES = frozenset(
+    name for family in _self_families(ScrapeOutcome((), None), TargetCounters(), 0.0)
+    for name in exposed_names(family)) | {"mysql_exporter_collector_duration_seconds"}
+
+
+def server_families(outcome: ScrapeOutcome, catalog: Catalog, options: CompatOptions,
+                    interner: FamilyInterner | None = None) -> list[Metric]:
+    """The MySQL values of the scrape's collection: the same for every request sharing it."""
+    record = outcome.record
+    if record is None or not record.snapshot.up:
+        return []
     snapshot = record.snapshot
     options = replace(options, exclude_thread_id=record.own_thread_id)
-    families = _self_families(outcome, counters, 1.0 if snapshot.up else 0.0)
-    if not snapshot.up:
-        return families
-    taken: set[str] = set()
-    for family in families:
-        taken.update(exposed_names(family))
+    families: list[Metric] = []
+    taken: set[str] = set(_SELF_NAMES)
     kinds: set[str] = set(ALWAYS_EXPORTED_KINDS)
     for collector in outcome.collectors:
         kinds.update(collector.catalog_kinds)

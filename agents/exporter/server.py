@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import html
 import io
 import logging
@@ -26,7 +25,6 @@ from urllib.parse import parse_qs, urlsplit
 from agents.connection import ConfigError
 from agents.exporter.app import SCRAPE_TIMEOUT_HEADER, ExporterApp
 from agents.exporter.connection_limit import LISTEN_BACKLOG, ConnectionSlots, DeadlineReader, reject
-from agents.exporter.encoding import encode
 from agents.exporter.flags import parse_listen_address
 from agents.exporter.systemd_socket import PassedSocket, systemd_listeners
 from agents.exporter.targets import Target
@@ -137,13 +135,10 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
             self._send(500, b"internal error, see the exporter's log\n")
 
     def _metrics(self, target: Target, requested: list[str]) -> None:
-        families = self.app.scrape(target, requested, self.headers.get(SCRAPE_TIMEOUT_HEADER))
-        body, content_type = encode(families, self.headers.get("Accept"), target.interner)
-        headers = {}
-        if "gzip" in self.headers.get("Accept-Encoding", ""):
-            body = gzip.compress(body, compresslevel=1)
-            headers["Content-Encoding"] = "gzip"
-        self._send(200, body, content_type, headers)
+        compressed = "gzip" in self.headers.get("Accept-Encoding", "")
+        body, content_type = self.app.scrape(target, requested, self.headers.get(SCRAPE_TIMEOUT_HEADER),
+                                             self.headers.get("Accept"), compressed)
+        self._send(200, body, content_type, {"Content-Encoding": "gzip"} if compressed else {})
 
 
 class _Server(ThreadingHTTPServer):

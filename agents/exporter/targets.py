@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 
 from agents.exporter.collectors import ExporterCollector
 from agents.exporter.encoding import FamilyInterner
+from agents.exporter.response import SharedBodies
 from agents.snapshot import Snapshot, SourceStatus
 
 log = logging.getLogger(__name__)
@@ -104,6 +105,8 @@ class Target:
         self.counters = TargetCounters()
         # Families and encoded bytes of values unchanged since the last scrape of this target.
         self.interner = FamilyInterner()
+        # The encoded MySQL part of recent collections, shared by the requests that get them.
+        self.bodies = SharedBodies()
         self._not_local_logged = False
         self.last_used = clock()
 
