@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from parsers.status import parse_status_rows
@@ -56,11 +56,13 @@ def from_value(parsed, raw) -> bool:
     text = (text_of(str(raw) if isinstance(raw, Decimal) else raw) or "").strip().lower()
     if text in ("on", "yes", "true", "off", "no", "false"):
         return parsed == (1 if text in ("on", "yes", "true") else 0)
-    return float(text) == parsed
+    return parsed == (int(text) if isinstance(parsed, int) else float(text))
 
 
 @fuzz_settings()
 @given(rows=st.lists(rows, max_size=12))
+# Found by a long run: an integer past 2**53 compared through float() (the check's bug, not the parser's).
+@example(rows=[("C", "9007199254740993")])
 def test_rows_parse_into_their_own_values_or_fail_on_one_line(rows):
     try:
         with no_hang():
