@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import signal
 import statistics
 import subprocess
 import sys
@@ -181,6 +182,8 @@ def main() -> int:
     legacy_root = format_oid(load_catalog().legacy_root)
 
     stop = threading.Event()
+    # SIGTERM (or Ctrl-C) ends the run early: the processes are stopped and the samples so far reported.
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with tempfile.TemporaryDirectory(prefix="bench-soak-") as tmp, ThrowawayMariaDB() as server:
         tmp = Path(tmp)
         snmpd = Snmpd(tmp / "snmpd")
@@ -209,9 +212,11 @@ def main() -> int:
                     latest = ", ".join(f"{s.name} {s.rows[-1][1]['rss_mb']:.1f} MB" for s in series)
                     print(f"[{minute:5.1f} min] {latest}", flush=True)
                     next_sample += options.sample_seconds
-                if now >= end:
+                if now >= end or stop.is_set():
                     break
-                time.sleep(min(1.0, max(0.0, min(next_sample, end) - now)))
+                stop.wait(min(1.0, max(0.0, min(next_sample, end) - now)))
+        except KeyboardInterrupt:
+            pass
         finally:
             stop.set()
             for thread in threads:

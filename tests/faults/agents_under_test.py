@@ -83,10 +83,6 @@ def wait_for_both(both: "BothAgents", accept: Callable[[Reading], bool], timeout
         return exporter.result(), agentx.result()
 
 
-def server_uptime(server: ThrowawayMariaDB) -> float:
-    return float(server.execute("SHOW GLOBAL STATUS LIKE 'Uptime'")[0][1])
-
-
 def fresh_after_restart(restarted_for: Callable[[], float]) -> Callable[[Reading], bool]:
     """Up, with an Uptime no larger than the time since the restart: a value of the new server."""
     return lambda r: r.up and r.uptime is not None and r.uptime <= restarted_for() + 1

@@ -73,25 +73,36 @@ def assert_bounded(both: BothAgents, before: dict[str, tuple[int, int]]) -> None
         assert fds <= before[agent][1] + 3, (agent, before[agent], after[agent])
 
 
-def test_mysqld_sigkill_then_restart(both):
-    before = both.resources()
-    assert fresh(exporter_reading(both.exporter)) and fresh(agentx_reading(both.snmpd))
-    both.server.kill()
+def assert_down_and_staying_down(both: BothAgents) -> tuple[float, float]:
+    """Seconds until each agent says down with no values; still so two refresh intervals later."""
     (exporter_down, exporter_seen), (agentx_down, agentx_seen) = wait_for_both(both, down_without_values, 10)
     assert exporter_down is not None, exporter_seen
     assert agentx_down is not None and agentx_down <= RECOVERY_LIMIT, (agentx_down, agentx_seen)
-    # Down for a while: still nothing from before the crash, for either agent.
-    time.sleep(2 * REFRESH)
+    time.sleep(2 * REFRESH)  # nothing from before the fault comes back while it lasts
     assert down_without_values(exporter_reading(both.exporter))
     assert down_without_values(agentx_reading(both.snmpd))
-    both.server.start()
-    restarted = time.monotonic()
-    is_new = fresh_after_restart(lambda: time.monotonic() - restarted)
-    (exporter_recovery, exporter_seen), (agentx_recovery, agentx_seen) = wait_for_both(both, is_new, 30, restarted)
+    return exporter_down, agentx_down
+
+
+def assert_recovered(both: BothAgents, accept, since: float, before: dict) -> tuple[float, float]:
+    """Seconds from ``since`` until each agent serves what ``accept`` wants, both within the limit."""
+    (exporter_recovery, exporter_seen), (agentx_recovery, agentx_seen) = wait_for_both(both, accept, 30, since)
     assert both.alive()
     assert agentx_recovery is not None and agentx_recovery <= RECOVERY_LIMIT, (agentx_recovery, agentx_seen)
     assert exporter_recovery is not None and exporter_recovery <= RECOVERY_LIMIT, (exporter_recovery, exporter_seen)
     assert_bounded(both, before)
+    return exporter_recovery, agentx_recovery
+
+
+def test_mysqld_sigkill_then_restart(both):
+    before = both.resources()
+    assert fresh(exporter_reading(both.exporter)) and fresh(agentx_reading(both.snmpd))
+    both.server.kill()
+    exporter_down, agentx_down = assert_down_and_staying_down(both)
+    both.server.start()
+    restarted = time.monotonic()
+    is_new = fresh_after_restart(lambda: time.monotonic() - restarted)
+    exporter_recovery, agentx_recovery = assert_recovered(both, is_new, restarted, before)
     record_fault("mysqld SIGKILL, restart", "exporter",
                  f"up=0, no values {exporter_down:.1f} s after the kill; new server's Uptime after restart",
                  exporter_recovery)
@@ -132,12 +143,7 @@ def test_max_connections_exhausted(both):
                     cursor.execute(f"KILL CONNECTION {int(thread_id)}")
                 fill()
             assert not agent_threads
-        (exporter_down, exporter_seen), (agentx_down, agentx_seen) = wait_for_both(both, down_without_values, 10)
-        assert exporter_down is not None, exporter_seen
-        assert agentx_down is not None and agentx_down <= RECOVERY_LIMIT, (agentx_down, agentx_seen)
-        time.sleep(2 * REFRESH)
-        assert down_without_values(exporter_reading(both.exporter))
-        assert down_without_values(agentx_reading(both.snmpd))
+        exporter_down, agentx_down = assert_down_and_staying_down(both)
     finally:
         for connection in fillers:
             connection.close()
@@ -145,11 +151,7 @@ def test_max_connections_exhausted(both):
         with control.cursor() as cursor:
             cursor.execute("SET GLOBAL max_connections = 151")
         control.close()
-    (exporter_recovery, exporter_seen), (agentx_recovery, agentx_seen) = wait_for_both(both, fresh, 30, released)
-    assert both.alive()
-    assert agentx_recovery is not None and agentx_recovery <= RECOVERY_LIMIT, (agentx_recovery, agentx_seen)
-    assert exporter_recovery is not None and exporter_recovery <= RECOVERY_LIMIT, (exporter_recovery, exporter_seen)
-    assert_bounded(both, before)
+    exporter_recovery, agentx_recovery = assert_recovered(both, fresh, released, before)
     for agent, down in (("exporter", exporter_down), ("agentx", agentx_down)):
         record_fault("max_connections exhausted (connections killed)", agent,
                      f"up=0, no values {down:.1f} s after; served again once connections were free",
