@@ -33,7 +33,10 @@ def _check_durations(config) -> None:
 
     for flag, seconds, zero_allowed in (("--exporter.scrape-timeout", config.scrape_timeout, False),
                                         ("--exporter.collector-timeout", config.collector_timeout, False),
-                                        ("--timeout-offset", config.timeout_offset, True)):
+                                        ("--timeout-offset", config.timeout_offset, True),
+                                        ("--web.idle-timeout", config.limits.idle_timeout, False),
+                                        ("--web.read-header-timeout", config.limits.header_timeout, False),
+                                        ("--web.write-timeout", config.limits.write_timeout, False)):
         if not (0 <= seconds if zero_allowed else 0 < seconds) or not math.isfinite(seconds):
             kind = "zero or a positive" if zero_allowed else "a positive"
             raise ConfigError(f"{flag} must be {kind} number of seconds, not {seconds:g}")

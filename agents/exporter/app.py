@@ -15,12 +15,16 @@ import threading
 import time
 from collections import OrderedDict
 
+from prometheus_client.exposition import choose_encoder
+
 from agents.catalog import Catalog
 from agents.connection import ConfigError, ConnectionSettings
 from agents.exporter.collectors import COLLECTORS, ExporterCollector, select
-from agents.exporter.exposition import scrape_families
+from agents.exporter.encoding import encode
+from agents.exporter.exposition import self_families, server_families
 from agents.exporter.flags import ExporterConfig
 from agents.exporter.own_metrics import own_families
+from agents.exporter.response import scrape_body
 from agents.exporter.settings import default_settings, probe_settings, without_certificate_check
 from agents.exporter.targets import Target
 from agents.exporter.web_config import BasicAuthVerifier, WebConfig
@@ -155,11 +159,21 @@ class ExporterApp:
     def collectors_for(self, requested: list[str]) -> tuple[ExporterCollector, ...]:
         return select(self.config.enabled, requested)
 
-    def scrape(self, target: Target, requested: list[str], timeout_header: str | None) -> list:
+    def scrape(self, target: Target, requested: list[str], timeout_header: str | None,
+               accept: str | None = None, gzip: bool = False) -> tuple[bytes, str]:
+        """(body, content type) of one scrape of ``target``; the MySQL part is shared by every
+        request for the same collection (agents/exporter/response.py)."""
         collectors = self.collectors_for(requested)
         outcome = target.scrape(collectors, self.deadline(timeout_header))
-        families = scrape_families(outcome, target.counters_now(), self.catalog, self.config.compat, target.interner)
+        head = self_families(outcome, target.counters_now(), self.catalog)
         if target is self._default:
             # The exporter's own process and build, on its telemetry path only (as upstream).
-            families.extend(own_families())
-        return families
+            head.extend(own_families())
+        record = outcome.record
+        server = None
+        if record is not None and record.snapshot.up:
+            content_type = choose_encoder(accept or "")[1]
+            server = target.bodies.get(record, tuple(c.label for c in collectors), content_type, lambda: encode(
+                server_families(outcome, self.catalog, self.config.compat, target.interner), accept,
+                target.interner)[0])
+        return scrape_body(head, server, accept, gzip)

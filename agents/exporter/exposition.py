@@ -85,7 +85,12 @@ def _data_age_families(catalog: Catalog, counters: TargetCounters, taken: set[st
 
 def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: Catalog,
                     options: CompatOptions, interner: FamilyInterner | None = None) -> list[Metric]:
-    """Everything one scrape exposes.  MySQL down: mysql_up 0 and self metrics, no MySQL values.
+    """Everything one scrape exposes.  MySQL down: mysql_up 0 and self metrics, no MySQL values."""
+    return self_families(outcome, counters, catalog) + server_families(outcome, catalog, options, interner)
+
+
+def self_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: Catalog) -> list[Metric]:
+    """mysql_up, the exporter's own metrics and the data age: what differs from one request to the next.
 
     A scrape whose deadline passed before any collection finished says mysql_up 0 too, even
     with the connection still open: a server that does not answer in time is not up.
@@ -97,12 +102,26 @@ def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: C
     for family in families:
         taken.update(exposed_names(family))
     families.extend(_data_age_families(catalog, counters, taken))
-    if not up:
-        return families
+    return families
+
+
+# Every name _self_families exposes: the server's families never take them.
+_SELF_NAMES = frozenset(
+    name for family in _self_families(ScrapeOutcome((), None), TargetCounters(), 0.0)
+    for name in exposed_names(family)) | {"mysql_exporter_collector_duration_seconds"}
+
+
+def server_families(outcome: ScrapeOutcome, catalog: Catalog, options: CompatOptions,
+                    interner: FamilyInterner | None = None) -> list[Metric]:
+    """The MySQL values of the scrape's collection: the same for every request sharing it."""
+    record = outcome.record
+    if record is None or not record.snapshot.up:
+        return []
     snapshot = record.snapshot
     options = replace(options, exclude_thread_id=record.own_thread_id)
-    for family in families:
-        taken.update(exposed_names(family))
+    families: list[Metric] = []
+    # The data age is the scrape's own (self_families), never the collection's.
+    taken: set[str] = set(_SELF_NAMES) | {catalog.by_name("agent_data_age_seconds").prometheus.name}
     kinds: set[str] = set(ALWAYS_EXPORTED_KINDS)
     for collector in outcome.collectors:
         kinds.update(collector.catalog_kinds)

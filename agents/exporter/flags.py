@@ -16,6 +16,7 @@ from agents.exporter.collectors import COLLECTORS, UNSUPPORTED_COLLECTORS, UNSUP
 from agents.exporter.probe_access import ProbeAllowList
 from agents.sources.options import SourceOptions
 from agents.exporter.log_format import FORMATS, LEVELS
+from agents.exporter.connection_limit import DEFAULTS as LIMITS, ConnectionLimits
 
 DEFAULT_LISTEN = ":9104"
 
@@ -67,6 +68,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="path of the metrics of the configured server (default /metrics)")
     web.add_argument("--web.config.file", dest="web_config_file", metavar="FILE",
                      help="exporter-toolkit web config: TLS (tls_server_config) and basic auth (basic_auth_users)")
+    web.add_argument("--web.max-connections", dest="web_max_connections", type=int,
+                     default=LIMITS.max_connections, metavar="N",
+                     help=f"HTTP connections served at once, one thread each (default {LIMITS.max_connections}); "
+                          "over it the longest-idle keep-alive connection is closed, else a new one waits up "
+                          "to a second and gets 503")
+    web.add_argument("--web.idle-timeout", dest="web_idle_timeout", type=float, default=LIMITS.idle_timeout,
+                     metavar="SECONDS", help="a connection that sends no request this long is closed "
+                                             f"(default {LIMITS.idle_timeout:g})")
+    web.add_argument("--web.read-header-timeout", dest="web_read_header_timeout", type=float,
+                     default=LIMITS.header_timeout, metavar="SECONDS",
+                     help="a request's line and headers must arrive within this time of its first byte "
+                          f"(default {LIMITS.header_timeout:g})")
+    web.add_argument("--web.write-timeout", dest="web_write_timeout", type=float, default=LIMITS.write_timeout,
+                     metavar="SECONDS", help="a response not taken by the client within this time closes "
+                                             f"the connection (default {LIMITS.write_timeout:g})")
     web.add_argument("--timeout-offset", dest="timeout_offset", type=float, default=0.25, metavar="SECONDS",
                      help="subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds to leave time "
                           "for the answer (default 0.25)")
@@ -181,6 +197,7 @@ class ExporterConfig:
     telemetry_path: str
     web_config_file: str | None
     timeout_offset: float
+    limits: ConnectionLimits
     my_cnf: str
     my_cnf_given: bool  # --config.my-cnf on the command line (else DATA_SOURCE_NAME may name the server)
     mysqld_address: str | None
@@ -212,6 +229,11 @@ def ignored_flags(args: argparse.Namespace) -> list[str]:
     return flags
 
 
+def connection_limits(args: argparse.Namespace) -> ConnectionLimits:
+    return ConnectionLimits(max(1, args.web_max_connections), args.web_idle_timeout,
+                            args.web_read_header_timeout, args.web_write_timeout)
+
+
 def config_from_args(args: argparse.Namespace) -> ExporterConfig:
     enabled = {c.name: bool(getattr(args, f"collect_{c.name}".replace(".", "_"))) for c in COLLECTORS}
     return ExporterConfig(
@@ -220,6 +242,7 @@ def config_from_args(args: argparse.Namespace) -> ExporterConfig:
         telemetry_path=args.web_telemetry_path,
         web_config_file=args.web_config_file,
         timeout_offset=args.timeout_offset,
+        limits=connection_limits(args),
         my_cnf=args.config_my_cnf or "~/.my.cnf",
         my_cnf_given=args.config_my_cnf is not None,
         mysqld_address=args.mysqld_address,

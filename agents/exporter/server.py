@@ -1,6 +1,7 @@
 """The exporter's HTTP(S) server: /, the telemetry path (default /metrics) and /probe.
 
-Standard library only (ThreadingHTTPServer, ssl): one thread per connection, TLS
+Standard library only (ThreadingHTTPServer, ssl): one thread per connection, at most
+--web.max-connections of them (``connection_limit``: the cap, idle and header deadlines), TLS
 and basic auth from the exporter-toolkit web config, exposition by
 prometheus_client with the format negotiated from the Accept header
 (Prometheus text 0.0.4 or OpenMetrics). It binds --web.listen-address, or serves the
@@ -11,8 +12,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import html
+import io
 import logging
 import socket
 import ssl
@@ -24,7 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from agents.connection import ConfigError
 from agents.exporter.app import SCRAPE_TIMEOUT_HEADER, ExporterApp
-from agents.exporter.encoding import encode
+from agents.exporter.connection_limit import LISTEN_BACKLOG, ConnectionSlots, DeadlineReader, reject
 from agents.exporter.flags import parse_listen_address
 from agents.exporter.probe_access import ProbeRefused
 from agents.exporter.systemd_socket import PassedSocket, systemd_listeners
@@ -49,11 +50,26 @@ def landing_page(telemetry_path: str) -> bytes:
 class ExporterRequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: Prometheus reuses its connection
     server_version = "mysql-snmp-exporter"
-    timeout = 60  # a client that stops sending is dropped instead of holding a thread
+    timeout = None  # DeadlineReader sets the reads' deadlines, _send the write's
     # Headers and body go out in two writes; with Nagle on, the body waits for the
     # client's delayed ACK (~40 ms) on a keep-alive connection.
     disable_nagle_algorithm = True
     app: ExporterApp  # set on the subclass made by make_servers
+
+    def setup(self):
+        super().setup()
+        self.rfile.close()  # the stdlib's reader: an open one would keep the socket's descriptor alive
+        self._reader = DeadlineReader(self.connection, getattr(self.server, "slots", None), self.app.config.limits)
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle_one_request(self):
+        self._reader.await_request()
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        parsed = super().parse_request()
+        self._reader.request_read()
+        return parsed
 
     def log_message(self, fmt, *args):
         log.debug("%s %s", self.address_string(), fmt % args)
@@ -65,9 +81,13 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        # Headers and body in one sendall, so --web.write-timeout bounds the whole answer
+        # (Python's sendall timeout is total), not each of two writes.
+        self._headers_buffer.append(b"\r\n")
+        answer = b"".join(self._headers_buffer) + (body if self.command != "HEAD" else b"")
+        self._headers_buffer = []
+        self.connection.settimeout(self.app.config.limits.write_timeout)
+        self.wfile.write(answer)
 
     def _authorized(self) -> bool:
         verifier = self.app.verifier
@@ -120,30 +140,32 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
             self._send(500, b"internal error, see the exporter's log\n")
 
     def _metrics(self, target: Target, requested: list[str]) -> None:
-        families = self.app.scrape(target, requested, self.headers.get(SCRAPE_TIMEOUT_HEADER))
-        body, content_type = encode(families, self.headers.get("Accept"), target.interner)
-        headers = {}
-        if "gzip" in self.headers.get("Accept-Encoding", ""):
-            body = gzip.compress(body, compresslevel=1)
-            headers["Content-Encoding"] = "gzip"
-        self._send(200, body, content_type, headers)
+        compressed = "gzip" in self.headers.get("Accept-Encoding", "")
+        body, content_type = self.app.scrape(target, requested, self.headers.get(SCRAPE_TIMEOUT_HEADER),
+                                             self.headers.get("Accept"), compressed)
+        self._send(200, body, content_type, {"Content-Encoding": "gzip"} if compressed else {})
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # Python's default of 5 made 50 simultaneous connects wait for SYN retransmits (1 s, 3 s).
+    request_queue_size = LISTEN_BACKLOG
     origin = "bound from --web.listen-address"
 
-    def __init__(self, address, handler, ssl_context=None, family=socket.AF_INET, bind_and_activate=True):
+    def __init__(self, address, handler, ssl_context=None, family=socket.AF_INET, bind_and_activate=True,
+                 slots: ConnectionSlots | None = None):
         self.address_family = family
         self.ssl_context = ssl_context
+        self.slots = slots
         super().__init__(address, handler, bind_and_activate)
 
     @classmethod
-    def adopting(cls, passed: PassedSocket, handler, ssl_context=None) -> "_Server":
+    def adopting(cls, passed: PassedSocket, handler, ssl_context=None,
+                 slots: ConnectionSlots | None = None) -> "_Server":
         """A server on a listening socket systemd passed, instead of one it binds itself."""
         address = passed.socket.getsockname()
-        server = cls(address, handler, ssl_context, passed.socket.family, bind_and_activate=False)
+        server = cls(address, handler, ssl_context, passed.socket.family, bind_and_activate=False, slots=slots)
         server.socket.close()  # the unbound one TCPServer made; systemd's socket takes its place
         server.socket = passed.socket
         server.server_address = address
@@ -175,6 +197,25 @@ class _Server(ThreadingHTTPServer):
             sock = self.ssl_context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
         return sock, address
 
+    def process_request(self, request, client_address):
+        if self.slots is not None and not self.slots.acquire():
+            reject(request, self.ssl_context is not None)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread started: nothing else gives the slot back
+            if self.slots is not None:
+                self.slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            if self.slots is not None:
+                self.slots.release()
+
 
 def address_text(server: ThreadingHTTPServer) -> str:
     host, port = server.server_address[:2]
@@ -188,16 +229,18 @@ def make_servers(app: ExporterApp, listeners: Sequence[PassedSocket] | None = No
     passed (``listeners``; taken from the environment when not given)."""
     handler = type("BoundExporterRequestHandler", (ExporterRequestHandler,), {"app": app})
     context = app.web.tls.context() if app.web.tls else None
+    # One cap across every listening address: it bounds the process's threads and descriptors.
+    slots = ConnectionSlots(app.config.limits.max_connections)
     if listeners is None and app.config.systemd_socket:
         listeners = systemd_listeners()
     if listeners is not None:
-        return [_Server.adopting(passed, handler, context) for passed in listeners]
+        return [_Server.adopting(passed, handler, context, slots) for passed in listeners]
     servers = []
     try:
         for address in app.config.listen_addresses:
             host, port = parse_listen_address(address)
             family = socket.AF_INET6 if ":" in host else socket.AF_INET
-            servers.append(_Server((host, port), handler, context, family))
+            servers.append(_Server((host, port), handler, context, family, slots=slots))
     except BaseException:
         # One address in use must not leave the others bound (and listening) behind the error.
         for server in servers:

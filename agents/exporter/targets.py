@@ -19,16 +19,19 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from agents.exporter.collectors import ExporterCollector
 from agents.exporter.encoding import FamilyInterner
+from agents.exporter.response import SharedBodies
 from agents.snapshot import Snapshot, SourceStatus
 
 log = logging.getLogger(__name__)
+
+MAX_REMEMBERED_SOURCE_SETS = 8
 
 
 # --------------------------------------------------------------------------- scrape results
@@ -102,13 +105,17 @@ class Target:
         self._clock = clock
         self._lock = threading.Lock()
         self._inflight: dict[frozenset[str], tuple[Future, float]] = {}
-        self._last: dict[frozenset[str], CollectionRecord] = {}
+        # The last collection per set of sources, for min_interval: a few sets recur (Prometheus
+        # jobs with different collect[]); any further one pushes out the least recently collected.
+        self._last: OrderedDict[frozenset[str], CollectionRecord] = OrderedDict()
         # One worker: the collector serialises collections on its one connection anyway,
         # and a worker thread lets every waiting scrape give up at its own deadline.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"collect-{name}")
         self.counters = TargetCounters()
         # Families and encoded bytes of values unchanged since the last scrape of this target.
         self.interner = FamilyInterner()
+        # The encoded MySQL part of recent collections, shared by the requests that get them.
+        self.bodies = SharedBodies()
         self._not_local_logged = False
         self.last_used = clock()
 
@@ -206,6 +213,9 @@ class Target:
         self._account(record)
         with self._lock:
             self._last[sources] = record
+            self._last.move_to_end(sources)
+            while len(self._last) > MAX_REMEMBERED_SOURCE_SETS:
+                self._last.popitem(last=False)
         return record
 
     def _account(self, record: CollectionRecord) -> None:

@@ -71,12 +71,35 @@ def test_changed_value_is_not_served_from_the_memo():
     assert b"mysql_global_status_uptime 11.0" in body and b"uptime 10.0" not in body
 
 
-def test_interner_limit_starts_over():
-    interner = FamilyInterner(limit=3)
+def test_interner_generations_drop_what_is_no_longer_asked_for():
+    interner = FamilyInterner(generation_size=3)
     families = global_status({f"Var_{n}": str(n) for n in range(5)}, interner)
     assert len(families) == 5
     body, _ = encode(families, None, interner)
     assert body == reference(families, generate_latest)
+    assert len(interner) <= 6
+
+
+def test_interner_stays_bounded_when_every_value_changes_every_scrape():
+    interner = FamilyInterner(generation_size=50)
+    for scrape in range(200):
+        status = {f"Var_{n}": str(scrape * 100 + n) for n in range(20)}
+        families = global_status(status, interner)
+        body, _ = encode(families, None, interner)
+        assert f"mysql_global_status_var_0 {float(scrape * 100)}".encode() in body
+        assert len(interner) <= 100
+        assert len(interner.encoded_by_id("text/plain; version=0.0.4; charset=utf-8")) <= 100
+
+
+def test_interner_keeps_unchanged_families_across_generations():
+    interner = FamilyInterner(generation_size=30)
+    steady = {f"Steady_{n}": str(n) for n in range(10)}
+    first = global_status(steady, interner)
+    for scrape in range(20):  # 10 steady + 10 changing values per scrape: many generations go by
+        global_status({**steady, **{f"Moving_{n}": str(scrape * 10 + n) for n in range(10)}},
+                                      interner)
+    again = global_status(steady, interner)
+    assert all(a is b for a, b in zip(first, again))
 
 
 def test_names_needing_escapes_still_get_the_negotiated_escaping():
@@ -94,12 +117,3 @@ def test_names_needing_escapes_still_get_the_negotiated_escaping():
     assert b"mysql_dotted{" in body and b"the_label=" in body  # underscores escaping applied
     assert b'state="say \\"hi\\"\\n"' in body
 
-
-def test_families_of_values_that_changed_are_forgotten():
-    interner = FamilyInterner()
-    for uptime in range(1, 50):
-        status = {"Uptime": str(uptime), "Com_select": "5", **{f"Var_{n}": str(n) for n in range(20)}}
-        body, _ = encode(global_status(status, interner), None, interner)
-        assert f"mysql_global_status_uptime {uptime}.0".encode() in body
-    # The 20 steady values and at most a few generations of Uptime, not 49 of them.
-    assert len(interner._families) < 32

@@ -140,3 +140,22 @@ def test_data_age_counts_from_the_last_collection_that_reached_the_server():
     assert [s.value for s in names["mysql_up"].samples] == [0.0]
     (sample,) = names["mysql_agent_data_age_seconds"].samples
     assert sample.value >= time.time() - read_at - 0.05 >= 0.5
+
+
+def test_remembered_collections_stay_bounded_whatever_collect_sets_scrapes_ask_for():
+    from agents.exporter.collectors import COLLECTORS
+    from agents.exporter.targets import MAX_REMEMBERED_SOURCE_SETS
+
+    collector = ScriptedCollector(snapshot)
+    target = Target("db:3306", collector, min_interval=60)
+    singles = [(c,) for c in COLLECTORS[:MAX_REMEMBERED_SOURCE_SETS + 4]]
+    for collectors in singles:
+        assert target.scrape(collectors, time.monotonic() + 5).record is not None
+    assert collector.calls == len(singles)
+    assert len(target._last) == MAX_REMEMBERED_SOURCE_SETS
+    # The most recent sets are still served from memory within min_interval, the oldest collect again.
+    target.scrape(singles[-1], time.monotonic() + 5)
+    assert collector.calls == len(singles)
+    target.scrape(singles[0], time.monotonic() + 5)
+    assert collector.calls == len(singles) + 1
+    target.close()

@@ -1,0 +1,83 @@
+"""A scrape's body in two parts: the per-request head and the server part shared by every request
+for the same collection, joined into one plain body or one gzip member."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+
+import pytest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+from agents.exporter.encoding import encode
+from agents.exporter.response import SharedBodies, scrape_body
+from tests.exporter.exporter_harness import PROMETHEUS_ACCEPT
+
+OPENMETRICS = PROMETHEUS_ACCEPT
+
+
+def head_families(scrapes: int):
+    up = GaugeMetricFamily("mysql_up", "Whether the MySQL server is up.", value=1)
+    total = CounterMetricFamily("mysql_exporter_scrapes_total", "Scrapes.", value=scrapes)
+    return [up, total]
+
+
+def server_families():
+    families = [GaugeMetricFamily(f"mysql_global_variables_v{n}", "A variable.", value=n) for n in range(300)]
+    status = CounterMetricFamily("mysql_global_status_commands_total", "Commands.", labels=["command"])
+    for n in range(200):
+        status.add_metric([f"cmd{n}"], n * 7)
+    return families + [status]
+
+
+@pytest.mark.parametrize("accept", [None, OPENMETRICS])
+@pytest.mark.parametrize("compressed", [False, True])
+def test_the_two_parts_give_the_same_body_as_encoding_everything_at_once(accept, compressed):
+    record = object()
+    bodies = SharedBodies()
+    content_type = encode([], accept)[1]
+    server = bodies.get(record, ("c",), content_type, lambda: encode(server_families(), accept)[0])
+    body, got_type = scrape_body(head_families(3), server, accept, compressed)
+    expected, expected_type = encode(head_families(3) + server_families(), accept)
+    assert got_type == expected_type
+    if compressed:
+        assert body[:2] == b"\x1f\x8b"
+        assert gzip.decompress(body) == expected
+        # One member: a decoder that stops after the first member sees everything too.
+        single = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        assert single.decompress(body) == expected and single.eof and not single.unused_data
+    else:
+        assert body == expected
+    if accept == OPENMETRICS:
+        assert expected.endswith(b"# EOF\n") and expected.count(b"# EOF") == 1
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_without_a_server_part_the_head_is_the_whole_body(compressed):
+    body, _ = scrape_body(head_families(1), None, OPENMETRICS, compressed)
+    expected, _ = encode(head_families(1), OPENMETRICS)
+    assert (gzip.decompress(body) if compressed else body) == expected
+
+
+def test_requests_for_one_collection_share_one_encoding_and_the_cache_is_bounded():
+    bodies = SharedBodies(limit=3)
+    builds = []
+
+    def build():
+        builds.append(1)
+        return encode(server_families(), None)[0]
+
+    records = [object() for _ in range(5)]
+    first = bodies.get(records[0], ("c",), "text/plain", build)
+    assert bodies.get(records[0], ("c",), "text/plain", build) is first
+    assert len(builds) == 1
+    bodies.get(records[0], ("c", "d"), "text/plain", build)  # other collectors: another part
+    bodies.get(records[0], ("c",), "application/openmetrics-text", build)  # another content type
+    assert len(builds) == 3
+    for record in records[1:]:
+        bodies.get(record, ("c",), "text/plain", build)
+    assert len(bodies) == 3
+    # Each scrape's own head still differs: the shared part does not freeze the counters.
+    one, _ = scrape_body(head_families(1), first, None, False)
+    two, _ = scrape_body(head_families(2), first, None, False)
+    assert b"mysql_exporter_scrapes_total 1.0" in one and b"mysql_exporter_scrapes_total 2.0" in two
