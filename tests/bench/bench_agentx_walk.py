@@ -11,8 +11,10 @@ each is walked --walks times per round, so the shared machine's noise hits both 
 Printed per agent: the median wall time of a walk (client start included, as the
 original's 46 ms figure was measured), the median agent CPU per walk (psutil; steadier than
 wall time on a loaded machine), and the ratio of ours to the Perl agent's from this run.
-Then, for ours only: the client's own start, snmpget latency under concurrent walks, the
-in-process cost of one GetNext and the time to be served again after snmpd restarts.
+The two do not serve the same number of objects (the original answers 0 for values it
+cannot read, we leave them out), so the ratio per object served is printed too.  Then, for
+ours only: the client's own start, snmpget latency under concurrent walks, the in-process
+cost of one walk step and of one GetNext, and the time to be served again after snmpd restarts.
 
 The Perl agent (not part of this repository; GPL, another project's code) is set up with:
 
@@ -47,7 +49,8 @@ sys.path.insert(0, str(REPO_ROOT))
 
 import psutil  # noqa: E402
 
-from agents.agentx.codec import GetNext, SearchRange  # noqa: E402
+from agents.agentx.codec import GetNext, SearchRange, encode  # noqa: E402
+from agents.agentx.protocol import AgentXProtocol  # noqa: E402
 from agents.agentx.responder import answer  # noqa: E402
 from agents.agentx.view import TreeLayout, build_view  # noqa: E402
 from agents.catalog import format_oid, load_catalog  # noqa: E402
@@ -60,6 +63,7 @@ from tests.support import create_monitoring_user  # noqa: E402
 
 PERL_AGENT_ENV = "MYSQL_SNMP_PERL_AGENT"
 SYS_UPTIME = "1.3.6.1.2.1.1.3.0"
+REFRESH_SECONDS = 30  # both agents; a round ends long before either collects again
 
 
 def ms(seconds: float) -> str:
@@ -131,7 +135,7 @@ def perl_agent_starter(script: Path, snmpd: Snmpd, server, directory: Path, root
     def start() -> subprocess.Popen:
         with open(log_path, "ab") as log:
             process = subprocess.Popen(["perl", str(script), "--no-daemon", "--config", str(user.my_cnf),
-                                        "--oid", root, "--refresh", "300"],
+                                        "--oid", root, "--refresh", str(REFRESH_SECONDS)],
                                        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env)
         try:
             wait_until(lambda: serves_legacy_tree(snmpd, root) or process.poll() is not None,
@@ -158,7 +162,7 @@ def compare(contenders: list[Contender], snmpd: Snmpd, root: str, rounds: int, w
 def our_details(snmpd: Snmpd, server, tmp: Path, catalog, root: str, gets: int) -> None:
     """Figures for our agent alone: client start, gets under load, in-process answer, restarts."""
     my_com_select = format_oid(catalog.by_name("status_com_select").snmp.legacy.oid) + ".0"
-    agent = run_agent(snmpd, server, tmp, 30.0)
+    agent = run_agent(snmpd, server, tmp, REFRESH_SECONDS)
     try:
         client_start = statistics.median(timed(lambda: snmpd.get(SYS_UPTIME)) for _ in range(20))
         stop_load = threading.Event()
@@ -179,6 +183,9 @@ def our_details(snmpd: Snmpd, server, tmp: Path, catalog, root: str, gets: int) 
         view = build_view(TreeLayout.from_catalog(catalog), snapshot)
         request = GetNext(ranges=(SearchRange(catalog.legacy_root + (77, 0)),))
         per_answer = min(timeit.repeat(lambda: answer(request, view), number=2000, repeat=5)) / 2000
+        protocol = AgentXProtocol([catalog.legacy_root])
+        step = encode(GetNext(ranges=(SearchRange(view.oids[0]),)))
+        per_step = min(timeit.repeat(lambda: protocol.receive_data(step, view), number=2000, repeat=5)) / 2000
         build_time = min(timeit.repeat(lambda: build_view(TreeLayout.from_catalog(catalog), snapshot),
                                        number=5, repeat=3)) / 5
         restarts = []
@@ -195,7 +202,8 @@ def our_details(snmpd: Snmpd, server, tmp: Path, catalog, root: str, gets: int) 
     print(f"client start-up (snmpget answered by snmpd itself): {ms(client_start)}")
     print(f"snmpget latency under a concurrent walk load ({load_walks[0]} walks meanwhile), {gets} gets: "
           f"median {ms(statistics.median(get_times))}, p99 {ms(percentile(get_times, 0.99))}")
-    print(f"in-process GetNext answer from the view: {per_answer * 1e6:.1f} us; "
+    print(f"in-process: walk step bytes in -> bytes out {per_step * 1e6:.1f} us; "
+          f"GetNext PDU answered from the view {per_answer * 1e6:.1f} us; "
           f"view rebuild per collection: {ms(build_time)} ({len(view)} instances); agent RSS {rss / 2**20:.1f} MB")
     print(f"served again after snmpd kill + restart: {', '.join(f'{r:.2f} s' for r in restarts)}")
 
@@ -221,7 +229,8 @@ def main() -> int:
         try:
             ours_dir = tmp / "ours"
             ours_dir.mkdir()
-            contenders = [Contender("mysql-snmp agentx", lambda: run_agent(snmpd, server, ours_dir, 30.0).process)]
+            contenders = [Contender("mysql-snmp agentx",
+                                    lambda: run_agent(snmpd, server, ours_dir, REFRESH_SECONDS).process)]
             if options.perl_agent is None:
                 print(f"Perl agent not run (give --perl-agent PATH or ${PERL_AGENT_ENV}; see this file's docstring)")
             else:
@@ -238,8 +247,11 @@ def main() -> int:
                 per_round = [statistics.median(ours.walk_times[i:i + options.walks])
                              / statistics.median(perl.walk_times[i:i + options.walks])
                              for i in range(0, len(ours.walk_times), options.walks)]
+                per_object = wall * perl.objects / ours.objects
                 print(f"ratio ours/Perl, same run: walk wall time {wall:.2f}x (goal <= 0.50), "
                       f"agent CPU {cpu:.2f}x; per round: {', '.join(f'{r:.2f}' for r in per_round)}")
+                print(f"  per object served ({ours.objects} vs {perl.objects}): wall {per_object:.2f}x, "
+                      f"CPU {cpu * perl.objects / ours.objects:.2f}x")
             if not options.compare_only:
                 our_details(snmpd, server, tmp / "ours", catalog, root, options.gets)
         finally:
