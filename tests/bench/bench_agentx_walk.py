@@ -8,6 +8,9 @@ Starts a throwaway MariaDB and a private snmpd.  Each round runs ``mysql-snmp ag
 process, like in production) and then the Perl agent (the order alternates between rounds)
 as the AgentX subagent of that snmpd, one at a time since both register the legacy tree;
 each is walked --walks times per round, so the shared machine's noise hits both alike.
+With --interleave both run at once (the Perl agent's tree moved to a root of the same
+length) and are walked in turn, walk by walk: on a machine whose load comes in bursts the
+ratio from one run is much steadier that way.
 Printed per agent: the median wall time of a walk (client start included, as the
 original's 46 ms figure was measured), the median agent CPU per walk (psutil; steadier than
 wall time on a loaded machine), and the ratio of ours to the Perl agent's from this run.
@@ -63,7 +66,10 @@ from tests.support import create_monitoring_user  # noqa: E402
 
 PERL_AGENT_ENV = "MYSQL_SNMP_PERL_AGENT"
 SYS_UPTIME = "1.3.6.1.2.1.1.3.0"
-REFRESH_SECONDS = 30  # both agents; a round ends long before either collects again
+REFRESH_SECONDS = 30  # both agents
+# --interleave: the Perl agent's tree, as long as the legacy root, so its walk carries the
+# same OID lengths while ours serves the real one.
+MOVED_ROOT = "1.3.6.1.4.1.20267.201.1"
 
 
 def ms(seconds: float) -> str:
@@ -88,23 +94,31 @@ def agent_cpu(process: psutil.Process) -> float:
 
 @dataclass
 class Contender:
-    """One agent in the comparison: how to start it serving, and what its walks cost."""
+    """One agent in the comparison: how to start it serving ``root``, and what its walks cost."""
 
     name: str
+    root: str
     start: Callable[[], subprocess.Popen]
     walk_times: list[float] = field(default_factory=list)
     cpu_per_walk: list[float] = field(default_factory=list)  # one figure per round
     objects: int = 0
 
-    def round(self, snmpd: Snmpd, root: str, walks: int) -> None:
+    def warm_up(self, snmpd: Snmpd) -> None:
+        self.objects = len(snmpd.bulkwalk(self.root))
+        for _ in range(3):
+            snmpd.bulkwalk(self.root)
+
+    def walk(self, snmpd: Snmpd) -> None:
+        self.walk_times.append(timed(lambda: snmpd.bulkwalk(self.root)))
+
+    def round(self, snmpd: Snmpd, walks: int) -> None:
         process = self.start()
         try:
             measured = psutil.Process(process.pid)
-            self.objects = len(snmpd.bulkwalk(root))
-            for _ in range(3):
-                snmpd.bulkwalk(root)  # warm up
+            self.warm_up(snmpd)
             cpu_before = agent_cpu(measured)
-            self.walk_times += [timed(lambda: snmpd.bulkwalk(root)) for _ in range(walks)]
+            for _ in range(walks):
+                self.walk(snmpd)
             self.cpu_per_walk.append((agent_cpu(measured) - cpu_before) / walks)
         finally:
             stop_process(process)
@@ -150,13 +164,39 @@ def perl_agent_starter(script: Path, snmpd: Snmpd, server, directory: Path, root
     return start
 
 
-def compare(contenders: list[Contender], snmpd: Snmpd, root: str, rounds: int, walks: int) -> None:
+def report_round(contenders: list[Contender], number: int, rounds: int, walks: int) -> None:
+    figures = ", ".join(f"{c.name} {ms(statistics.median(c.walk_times[-walks:]))}" for c in contenders)
+    print(f"  round {number + 1}/{rounds}: walk medians {figures}", flush=True)
+
+
+def one_after_the_other(contenders: list[Contender], snmpd: Snmpd, rounds: int, walks: int) -> None:
+    """Both serve the legacy tree, so only one runs at a time; the order alternates per round."""
     for number in range(rounds):
-        order = contenders if number % 2 == 0 else contenders[::-1]
-        for contender in order:
-            contender.round(snmpd, root, walks)
-        figures = ", ".join(f"{c.name} {ms(statistics.median(c.walk_times[-walks:]))}" for c in contenders)
-        print(f"  round {number + 1}/{rounds}: walk medians {figures}", flush=True)
+        for contender in contenders if number % 2 == 0 else contenders[::-1]:
+            contender.round(snmpd, walks)
+        report_round(contenders, number, rounds, walks)
+
+
+def interleaved(contenders: list[Contender], snmpd: Snmpd, rounds: int, walks: int) -> None:
+    """Both serve at once (the Perl agent at a moved root of the same length) and are walked
+    in turn, walk by walk: a burst of load on the machine hits both alike."""
+    processes = []
+    try:
+        for contender in contenders:
+            processes.append(psutil.Process(contender.start().pid))
+            contender.warm_up(snmpd)
+        for number in range(rounds):
+            cpu_before = [agent_cpu(process) for process in processes]
+            for _ in range(walks):
+                for contender in contenders if number % 2 == 0 else contenders[::-1]:
+                    contender.walk(snmpd)
+            for contender, process, before in zip(contenders, processes, cpu_before):
+                contender.cpu_per_walk.append((agent_cpu(process) - before) / walks)
+            report_round(contenders, number, rounds, walks)
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(10)
 
 
 def our_details(snmpd: Snmpd, server, tmp: Path, catalog, root: str, gets: int) -> None:
@@ -215,6 +255,9 @@ def main() -> int:
     parser.add_argument("--gets", type=int, default=200)
     parser.add_argument("--perl-agent", type=Path, default=os.environ.get(PERL_AGENT_ENV) or None,
                         help=f"the original mysql-snmp Perl script (default: ${PERL_AGENT_ENV})")
+    parser.add_argument("--interleave", action="store_true",
+                        help=f"run both at once, the Perl agent's tree moved to {MOVED_ROOT}, and alternate "
+                             "walk by walk (steadier on a loaded machine)")
     parser.add_argument("--compare-only", action="store_true", help="skip the figures of our agent alone")
     options = parser.parse_args()
     if options.perl_agent is not None and not options.perl_agent.is_file():
@@ -229,15 +272,19 @@ def main() -> int:
         try:
             ours_dir = tmp / "ours"
             ours_dir.mkdir()
-            contenders = [Contender("mysql-snmp agentx",
+            contenders = [Contender("mysql-snmp agentx", root,
                                     lambda: run_agent(snmpd, server, ours_dir, REFRESH_SECONDS).process)]
+            perl_root = MOVED_ROOT if options.interleave else root
             if options.perl_agent is None:
                 print(f"Perl agent not run (give --perl-agent PATH or ${PERL_AGENT_ENV}; see this file's docstring)")
             else:
-                contenders.append(Contender("Perl mysql-snmp",
-                                            perl_agent_starter(options.perl_agent, snmpd, server, tmp, root)))
-            print(f"{options.rounds} rounds of {options.walks} walks of {root} per agent, on {server.address}")
-            compare(contenders, snmpd, root, options.rounds, options.walks)
+                contenders.append(Contender("Perl mysql-snmp", perl_root,
+                                            perl_agent_starter(options.perl_agent, snmpd, server, tmp, perl_root)))
+            how = "interleaved walk by walk" if options.interleave else "one agent after the other"
+            print(f"{options.rounds} rounds of {options.walks} walks per agent, {how}; "
+                  f"{', '.join(f'{c.name} at {c.root}' for c in contenders)}; MariaDB on {server.address}")
+            (interleaved if options.interleave else one_after_the_other)(
+                contenders, snmpd, options.rounds, options.walks)
             for contender in contenders:
                 print(contender.summary())
             if len(contenders) == 2:
