@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from agents.agentx.codec import (
-    Close, Decoder, Flag, Oid, Open, Pdu, PduType, ProtocolError, Register, Response, ResponseError, decode_pdu,
-    encode, encode_header,
+    Close, Decoder, Flag, Header, Oid, Open, Pdu, PduType, ProtocolError, Register, Response, ResponseError,
+    decode_pdu, encode, encode_header,
 )
 from agents.agentx.responder import REQUEST_TYPES, answer
 from agents.agentx.view import MibView
@@ -161,7 +161,7 @@ class AgentXProtocol:
             events.append(StreamBroken(exc))
         return b"".join(out), events
 
-    def _walk_step(self, header, payload: bytes, view: MibView) -> bytes | None:
+    def _walk_step(self, header: Header, payload: bytes, view: MibView) -> bytes | None:
         """The encoded Response to a GetNext that continues a walk, or None (general path)."""
         if header.flags & _NON_DEFAULT_CONTEXT:
             return None
