@@ -12,7 +12,7 @@ import enum
 import functools
 import struct
 from dataclasses import dataclass, field
-from typing import Sequence, Union
+from typing import Iterator, NamedTuple, Sequence, Union
 
 Oid = tuple[int, ...]
 
@@ -305,6 +305,12 @@ def _order(network_byte_order: bool) -> str:
     return ">" if network_byte_order else "<"
 
 
+@functools.lru_cache(maxsize=None)
+def _struct(fmt: str) -> struct.Struct:
+    """Compiled once per format: a walk packs and unpacks the same few layouts per PDU."""
+    return struct.Struct(fmt)
+
+
 def encode_oid(oid: Sequence[int], include: bool = False, network_byte_order: bool = True) -> bytes:
     """RFC 2741 5.1: 1.3.6.1.x.rest with 0 < x < 256 travels as prefix x plus rest."""
     oid = tuple(oid)
@@ -317,7 +323,7 @@ def encode_oid(oid: Sequence[int], include: bool = False, network_byte_order: bo
     for subid in oid:
         if not 0 <= subid <= 0xFFFFFFFF:
             raise ValueError(f"sub-identifier {subid} out of 32-bit range")
-    return struct.pack(f"{_order(network_byte_order)}BBBx{len(oid)}I", len(oid), prefix, int(include), *oid)
+    return _struct(f"{_order(network_byte_order)}BBBx{len(oid)}I").pack(len(oid), prefix, int(include), *oid)
 
 
 def encode_octet_string(data: bytes, network_byte_order: bool = True) -> bytes:
@@ -365,6 +371,10 @@ def _encode_varbinds(varbinds: Sequence[VarBind], network_byte_order: bool) -> b
 def _encode_body(pdu: Pdu) -> bytes:
     nbo = pdu.network_byte_order
     order = _order(nbo)
+    if isinstance(pdu, Response):  # first: the answer to every request
+        return _struct(order + "IHH").pack(pdu.sys_uptime, pdu.error, pdu.index) + _encode_varbinds(
+            pdu.varbinds, nbo
+        )
     if isinstance(pdu, Open):
         return struct.pack("Bxxx", pdu.timeout) + encode_oid(pdu.id, False, nbo) + encode_octet_string(
             pdu.description, nbo
@@ -387,11 +397,14 @@ def _encode_body(pdu: Pdu) -> bytes:
         return encode_oid(pdu.id, False, nbo) + encode_octet_string(pdu.description, nbo)
     if isinstance(pdu, RemoveAgentCaps):
         return encode_oid(pdu.id, False, nbo)
-    if isinstance(pdu, Response):
-        return struct.pack(order + "IHH", pdu.sys_uptime, pdu.error, pdu.index) + _encode_varbinds(
-            pdu.varbinds, nbo
-        )
     return b""  # CommitSet, UndoSet, CleanupSet, Ping: header (and context) only
+
+
+def encode_header(kind: int, flags: int, session_id: int, transaction_id: int, packet_id: int,
+                  payload_length: int, network_byte_order: bool = True) -> bytes:
+    """RFC 2741 6.1; ``flags`` as sent (NETWORK_BYTE_ORDER included by the caller)."""
+    return _struct(_order(network_byte_order) + "BBBxIIII").pack(
+        AGENTX_VERSION, kind, flags, session_id, transaction_id, packet_id, payload_length)
 
 
 def encode(pdu: Pdu) -> bytes:
@@ -406,14 +419,14 @@ def encode(pdu: Pdu) -> bytes:
         flags |= _NON_DEFAULT_CONTEXT
         payload = encode_octet_string(pdu.context, nbo)
     payload += _encode_body(pdu)
-    header = struct.pack(
-        _order(nbo) + "BBBxIIII",
-        AGENTX_VERSION, pdu.TYPE, flags, pdu.session_id, pdu.transaction_id, pdu.packet_id, len(payload),
-    )
-    return header + payload
+    return encode_header(pdu.TYPE, flags, pdu.session_id, pdu.transaction_id, pdu.packet_id, len(payload),
+                         nbo) + payload
 
 
 # ---------------------------------------------------------------------------- decoding
+
+
+_SUBIDS = [f"{n}I" for n in range(MAX_SUBIDS + 1)]
 
 
 class _Reader:
@@ -435,18 +448,29 @@ class _Reader:
         return chunk
 
     def unpack(self, fmt: str, what: str) -> tuple:
-        size = struct.calcsize(self.order + fmt)
-        return struct.unpack(self.order + fmt, self.take(size, what))
+        layout = _struct(self.order + fmt)
+        end = self.pos + layout.size
+        if end > len(self.data):
+            raise ProtocolError(f"truncated {what}: need {layout.size} bytes at offset {self.pos}, "
+                                f"payload has {len(self.data)}")
+        values = layout.unpack_from(self.data, self.pos)
+        self.pos = end
+        return values
 
     @property
     def remaining(self) -> int:
         return len(self.data) - self.pos
 
     def oid(self, what: str = "OID") -> tuple[Oid, bool]:
-        n_subid, prefix, include = self.unpack("BBBx", what)
+        data, pos = self.data, self.pos
+        if pos + 4 > len(data):
+            self.unpack("BBBx", what)  # raises: truncated
+        # Single bytes need no byte order: read them directly (the hot path of every request).
+        n_subid, prefix, include = data[pos], data[pos + 1], data[pos + 2]
+        self.pos = pos + 4
         if n_subid > MAX_SUBIDS:
             raise ProtocolError(f"{what} claims {n_subid} sub-identifiers, AgentX allows {MAX_SUBIDS}")
-        subids = self.unpack(f"{n_subid}I", what) if n_subid else ()
+        subids = self.unpack(_SUBIDS[n_subid], what) if n_subid else ()
         if include > 1:
             raise ProtocolError(f"{what}: include byte {include} is neither 0 nor 1")
         if prefix:
@@ -495,6 +519,15 @@ class _Reader:
         return tuple(out)
 
 
+def decode_oid(data: bytes, network_byte_order: bool = True) -> tuple[Oid, bool]:
+    """Exactly one encoded OID: (sub-identifiers, include)."""
+    r = _Reader(data, network_byte_order)
+    oid = r.oid()
+    if r.remaining:
+        raise ProtocolError(f"{r.remaining} trailing bytes after the OID")
+    return oid
+
+
 def _decode_body(cls: type[Pdu], r: _Reader) -> dict:
     if cls is Open:
         (timeout,) = r.unpack("Bxxx", "Open timeout")
@@ -530,8 +563,7 @@ def _decode_body(cls: type[Pdu], r: _Reader) -> dict:
     return {}
 
 
-@dataclass(frozen=True)
-class Header:
+class Header(NamedTuple):
     type: PduType
     flags: int
     session_id: int
@@ -544,10 +576,11 @@ class Header:
         return bool(self.flags & _NETWORK_BYTE_ORDER)
 
 
-def decode_header(data: bytes, max_payload: int = DEFAULT_MAX_PAYLOAD) -> Header:
-    if len(data) < HEADER_SIZE:
-        raise ProtocolError(f"truncated header: {len(data)} of {HEADER_SIZE} bytes")
-    version, code, flags = data[0], data[1], data[2]
+def decode_header(data: bytes, max_payload: int = DEFAULT_MAX_PAYLOAD, offset: int = 0) -> Header:
+    """The header at ``offset`` of ``data``."""
+    if len(data) - offset < HEADER_SIZE:
+        raise ProtocolError(f"truncated header: {len(data) - offset} of {HEADER_SIZE} bytes")
+    version, code, flags = data[offset], data[offset + 1], data[offset + 2]
     if version != AGENTX_VERSION:
         raise ProtocolError(f"AgentX version {version}, expected {AGENTX_VERSION}")
     kind = _PDU_TYPES.get(code)
@@ -556,7 +589,7 @@ def decode_header(data: bytes, max_payload: int = DEFAULT_MAX_PAYLOAD) -> Header
     if flags & ~0x1F:
         raise ProtocolError(f"reserved flag bits set: {flags:#04x}")
     order = _order(bool(flags & _NETWORK_BYTE_ORDER))
-    session_id, transaction_id, packet_id, length = struct.unpack(order + "IIII", data[4:HEADER_SIZE])
+    session_id, transaction_id, packet_id, length = _struct(order + "IIII").unpack_from(data, offset + 4)
     if length % 4:
         raise ProtocolError(f"payload length {length} is not a multiple of 4 (RFC 2741 6.1)")
     if length > max_payload:
@@ -603,7 +636,6 @@ class Decoder:
     def __init__(self, max_payload: int = DEFAULT_MAX_PAYLOAD) -> None:
         self.max_payload = max_payload
         self._buffer = bytearray()
-        self._header: Header | None = None
 
     @property
     def pending(self) -> int:
@@ -611,19 +643,27 @@ class Decoder:
         return len(self._buffer)
 
     def feed(self, data: bytes) -> list[Pdu]:
-        self._buffer += data
-        pdus = []
-        while True:
-            if self._header is None:
-                if len(self._buffer) < HEADER_SIZE:
-                    return pdus
-                # Checked as soon as the header is complete, so an absurd length fails
-                # now instead of buffering forever.
-                self._header = decode_header(bytes(self._buffer[:HEADER_SIZE]), self.max_payload)
-            end = HEADER_SIZE + self._header.payload_length
-            if len(self._buffer) < end:
-                return pdus
-            payload = bytes(self._buffer[HEADER_SIZE:end])
-            header, self._header = self._header, None
-            del self._buffer[:end]
-            pdus.append(decode_pdu(header, payload))
+        return [decode_pdu(header, payload) for header, payload in self.frames(data)]
+
+    def frames(self, data: bytes) -> Iterator[tuple[Header, bytes]]:
+        """The (header, payload) of each PDU ``data`` completes, not decoded further."""
+        # Usually ``data`` holds whole PDUs and nothing is buffered: they are cut straight
+        # from it; only an incomplete tail is kept for the next call.
+        if self._buffer:
+            self._buffer += data
+            data = bytes(self._buffer)
+            self._buffer.clear()
+        pos, size = 0, len(data)
+        try:
+            while size - pos >= HEADER_SIZE:
+                # Checked as soon as the header is complete, so an absurd length fails now
+                # instead of buffering forever.
+                header = decode_header(data, self.max_payload, pos)
+                end = pos + HEADER_SIZE + header.payload_length
+                if end > size:
+                    break
+                yield header, data[pos + HEADER_SIZE:end]
+                pos = end
+        finally:
+            if pos < size:
+                self._buffer = bytearray(data[pos:])

@@ -7,6 +7,7 @@ asyncio shell around it (connecting, timeouts, back-off, the Ping timer).
     protocol = AgentXProtocol(subtrees)
     send(protocol.open())                      # Open
     reply, events = protocol.receive(pdu, view)
+    data, events = protocol.receive_data(read_bytes, view)   # the same from bytes to bytes
     # Open answered -> Register each subtree in turn -> Registered(session_id)
     # Get/GetNext/GetBulk/... -> their Response, answered from ``view``
     # a Response to our Ping/Notify/Close -> Answer(packet_id, response)
@@ -23,9 +24,13 @@ import enum
 from dataclasses import dataclass
 from typing import Sequence
 
-from agents.agentx.codec import Close, Oid, Open, Pdu, Register, Response, ResponseError
+from agents.agentx.codec import (
+    Close, Decoder, Flag, Header, Oid, Open, Pdu, PduType, ProtocolError, Register, Response, ResponseError,
+    decode_pdu, encode, encode_header,
+)
 from agents.agentx.responder import REQUEST_TYPES, answer
 from agents.agentx.view import MibView
+from agents.agentx.walk_answers import WalkAnswers
 
 
 class Phase(enum.Enum):
@@ -70,7 +75,17 @@ class AnswerFailed:
     error: Exception
 
 
-Event = Registered | Refused | Answer | MasterClosed | AnswerFailed
+@dataclass(frozen=True)
+class StreamBroken:
+    """The bytes stopped being AgentX: nothing after them can be read (RFC 2741 7.1)."""
+
+    error: ProtocolError
+
+
+Event = Registered | Refused | Answer | MasterClosed | AnswerFailed | StreamBroken
+
+_NETWORK_BYTE_ORDER = int(Flag.NETWORK_BYTE_ORDER)
+_NON_DEFAULT_CONTEXT = int(Flag.NON_DEFAULT_CONTEXT)
 
 
 class NotRegistered(RuntimeError):
@@ -90,6 +105,9 @@ class AgentXProtocol:
         self._handshake_packet: int | None = None  # the Open or Register awaiting its answer
         self._registering = 0  # index of the subtree being registered
         self._waiting: set[int] = set()  # our Pings, Notifies and Close awaiting an answer
+        self.requests = 0  # requests of the master answered
+        self._decoder = Decoder()
+        self._walk_answers: WalkAnswers | None = None  # for the view last asked
 
     def _numbered(self, pdu: Pdu, session_id: int = 0) -> Pdu:
         packet_id = self.next_packet_id & 0xFFFFFFFF
@@ -122,6 +140,45 @@ class AgentXProtocol:
 
     # ------------------------------------------------------------------ what we receive
 
+    def receive_data(self, data: bytes, view: MibView | None = None) -> tuple[bytes, list[Event]]:
+        """(bytes to send, events) for bytes read from the master: any slice of the stream.
+
+        The answers to all the PDUs ``data`` completes come back as one write.  After a
+        StreamBroken event the connection is of no use (the bytes before it are answered)."""
+        out: list[bytes] = []
+        events: list[Event] = []
+        try:
+            for header, payload in self._decoder.frames(data):
+                if header.type == PduType.GET_NEXT and view is not None:
+                    fast = self._walk_step(header, payload, view)
+                    if fast is not None:
+                        out.append(fast)
+                        continue
+                replies, more = self.receive(decode_pdu(header, payload), view)
+                out.extend(encode(reply) for reply in replies)
+                events.extend(more)
+        except ProtocolError as exc:
+            events.append(StreamBroken(exc))
+        return b"".join(out), events
+
+    def _walk_step(self, header: Header, payload: bytes, view: MibView) -> bytes | None:
+        """The encoded Response to a GetNext that continues a walk, or None (general path)."""
+        if header.flags & _NON_DEFAULT_CONTEXT:
+            return None
+        nbo = bool(header.flags & _NETWORK_BYTE_ORDER)
+        answers = self._walk_answers
+        if answers is None or answers.view is not view or answers.network_byte_order != nbo:
+            try:
+                answers = self._walk_answers = WalkAnswers(view, nbo)  # prepared once per view
+            except Exception:  # a broken view: the general path reports it (AnswerFailed)
+                return None
+        body = answers.response_body(payload)
+        if body is None:
+            return None
+        self.requests += 1
+        return encode_header(PduType.RESPONSE, header.flags & _NETWORK_BYTE_ORDER, header.session_id,
+                             header.transaction_id, header.packet_id, len(body), nbo) + body
+
     def receive(self, pdu: Pdu, view: MibView | None = None) -> tuple[list[Pdu], list[Event]]:
         """(PDUs to send, events) for one PDU from the master; ``view`` answers its requests."""
         if isinstance(pdu, Response):
@@ -131,6 +188,7 @@ class AgentXProtocol:
             return [], [MasterClosed(pdu.reason)]
         if not isinstance(pdu, REQUEST_TYPES):
             return [], []  # nothing a subagent answers (RFC 2741 7.1: the master's own PDUs)
+        self.requests += 1
         try:
             reply = answer(pdu, view)
         except Exception as exc:  # a bug in one answer must not end the session

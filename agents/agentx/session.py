@@ -25,10 +25,10 @@ from typing import Callable, Sequence
 
 from agents.agentx import codec
 from agents.agentx.codec import (
-    Close, CloseReason, Decoder, Notify, Oid, Ping, ProtocolError, Response, ResponseError, VarBind, VarType,
+    Close, CloseReason, Notify, Oid, Ping, ProtocolError, Response, ResponseError, VarBind, VarType,
 )
 from agents.agentx.protocol import (
-    AgentXProtocol, Answer, AnswerFailed, MasterClosed, NotRegistered, Refused, Registered,
+    AgentXProtocol, Answer, AnswerFailed, MasterClosed, NotRegistered, Refused, Registered, StreamBroken,
 )
 from agents.agentx.view import MibView
 from agents.catalog import format_oid
@@ -80,12 +80,11 @@ class MasterAddress:
 
 
 class _MasterConnection(asyncio.Protocol):
-    """One socket to the master.  PDUs are handled inside data_received, so a request is
-    answered in the same event-loop turn that read it (no task switch per PDU)."""
+    """One socket to the master.  What a read brings is handled inside data_received, so a
+    request is answered in the same event-loop turn that read it (no task switch per PDU)."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, on_pdu: Callable[[codec.Pdu], None]) -> None:
-        self.on_pdu = on_pdu
-        self.decoder = Decoder()
+    def __init__(self, loop: asyncio.AbstractEventLoop, on_data: Callable[[bytes], None]) -> None:
+        self.on_data = on_data
         self.transport: asyncio.Transport | None = None
         # Resolved with the reason the connection ended (always an exception).
         self.closed: asyncio.Future = loop.create_future()
@@ -96,8 +95,7 @@ class _MasterConnection(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         try:
-            for pdu in self.decoder.feed(data):
-                self.on_pdu(pdu)
+            self.on_data(data)
         except (ProtocolError, SessionLost) as exc:
             self._end(exc)
             self.transport.abort()
@@ -232,7 +230,7 @@ class AgentXSession:
 
     async def _serve_one_connection(self, stop: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()
-        connection = _MasterConnection(loop, self._dispatch)
+        connection = _MasterConnection(loop, self._received)
         await asyncio.wait_for(self.address.connect(loop, lambda: connection), self.response_timeout)
         self._connection = connection
         self._protocol = AgentXProtocol(self.subtrees, agent_id=self.agent_id, description=self.description,
@@ -296,15 +294,16 @@ class AgentXSession:
 
     # ------------------------------------------------------------------ reading
 
-    def _dispatch(self, pdu: codec.Pdu) -> None:
-        """Called for each PDU as it is decoded; requests are answered before the next read."""
+    def _received(self, data: bytes) -> None:
+        """Bytes from the master: the protocol answers the requests among them (one write)
+        and reports what concerns us."""
         if self._protocol is None:
-            raise SessionLost("PDU after the connection was dropped")
-        if not isinstance(pdu, (Response, Close)):
-            self.stats.requests += 1
-        replies, events = self._protocol.receive(pdu, self.view_provider())
-        for reply in replies:
-            self._send(reply)
+            raise SessionLost("data after the connection was dropped")
+        answered = self._protocol.requests
+        reply, events = self._protocol.receive_data(data, self.view_provider())
+        self.stats.requests += self._protocol.requests - answered
+        if reply:
+            self._connection.transport.write(reply)
         for event in events:
             if isinstance(event, Answer):
                 future = self._pending.pop(event.packet_id, None)
@@ -315,6 +314,8 @@ class AgentXSession:
                     self._handshake.set_result(event)
             elif isinstance(event, MasterClosed):
                 raise SessionLost(f"master closed the session ({_close_reason(event.reason)})")
+            elif isinstance(event, StreamBroken):
+                raise event.error
             elif isinstance(event, AnswerFailed):
                 log.error("failed to answer %s", type(event.request).__name__, exc_info=event.error)
 

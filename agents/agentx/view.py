@@ -185,6 +185,12 @@ class MibView:
     def oids(self) -> list[Oid]:
         return list(self._oids)
 
+    def fixed_varbinds(self) -> list[tuple[Oid, VarBind | None]]:
+        """Every instance in OID order with its varbind, None where the value is computed
+        when asked (so it cannot be prepared in advance)."""
+        return [(oid, None if isinstance(entry, LiveValue) else entry)
+                for oid, entry in zip(self._oids, self._entries)]
+
     def _varbind(self, i: int) -> VarBind:
         entry = self._entries[i]
         return entry.varbind(self._oids[i]) if isinstance(entry, LiveValue) else entry
