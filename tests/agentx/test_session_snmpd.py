@@ -81,7 +81,10 @@ ABSENT_ON_MARIADB_1011 = {
     "myRowsInserted", "myRowsUpdated", "myRowsDeleted", "myRowsRead", "mySlaveLag", "myRelayLogSpace",
     "myAdditionalPoolAlloc", "myHashIndexCellsUsed", "myIBufCellCount", "myIBufUsedCells", "myIBufFreeCells",
     "myPageHashMemory", "myFileSystemMemory", "myLockSystemMemory", "myRecoverySystemMemory", "myThreadHashMemory",
-    "myWsrepLocalStateComment", "myWsrepFlowControlPaused", "myWsrepReplicatedBytes", "myWsrepReceivedBytes",
+    # No wsrep provider: MariaDB still prints wsrep_ready OFF & co., which describe no cluster.
+    "myWsrepClusterStateUuid", "myWsrepClusterConfId", "myWsrepClusterSize", "myWsrepClusterStatus", "myWsrepReady",
+    "myWsrepConnected", "myWsrepLocalStateComment", "myWsrepFlowControlPaused", "myWsrepReplicatedBytes",
+    "myWsrepReceivedBytes",
 }
 
 
