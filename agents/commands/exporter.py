@@ -16,6 +16,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "exporter",
         help="serve Prometheus metrics (/metrics, /probe), compatible with mysqld_exporter",
+        # argparse's own usage lists all sixty flags, and repeats them above every bad-value error.
+        usage=("%(prog)s [--web.listen-address [HOST]:PORT] [--config.my-cnf FILE] "
+               "[--collect.NAME[=BOOL] | --no-collect.NAME] [FLAG ...]"),
         description=(
             "Serve /metrics from the same collection code as the SNMP agent. Flags, metric names, "
             "types and labels follow prometheus/mysqld_exporter, so its dashboards and alerts keep working; "

@@ -200,3 +200,38 @@ def test_demo_prints_one_collection_of_its_workload(capsys):
     assert "status_innodb_rows_inserted" not in values and "innodb_row_ops_inserted" not in values
     assert values["status_com_insert_select"] == 1
     assert values["binlog_files"] == 2
+
+
+# ----------------------------------------------------------------- mistyped flags
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["exporter", "--collect.global_statuz"],
+     "mysql-snmp exporter: unrecognized argument(s): --collect.global_statuz "
+     "(did you mean --collect.global_status?); 'mysql-snmp exporter --help' lists the options"),
+    (["exporter", "--collect.info_schema.tablez=true", "extra"],
+     "mysql-snmp exporter: unrecognized argument(s): --collect.info_schema.tablez=true "
+     "(did you mean --collect.info_schema.tables?), extra; 'mysql-snmp exporter --help' lists the options"),
+    (["collect", "--jsn"],
+     "mysql-snmp collect: unrecognized argument(s): --jsn (did you mean --json?); "
+     "'mysql-snmp collect --help' lists the options"),
+    (["leak", "replay", "--input", "-", "--limit-bites", "5"],
+     "mysql-snmp leak replay: unrecognized argument(s): --limit-bites (did you mean --limit-bytes?), 5; "
+     "'mysql-snmp leak replay --help' lists the options"),
+    (["collect", "--zzzz"],
+     "mysql-snmp collect: unrecognized argument(s): --zzzz; 'mysql-snmp collect --help' lists the options"),
+])
+def test_a_mistyped_flag_is_one_line_naming_the_command_and_the_nearest_flag(capsys, argv, expected):
+    code, out, err = cli(capsys, *argv)
+    assert code == 2 and out == ""
+    assert one_line(err) == expected
+
+
+def test_a_bad_exporter_flag_value_is_not_buried_under_sixty_flags_of_usage(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["exporter", "--collect.global_status=maybe"])
+    assert exit_info.value.code == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("usage: mysql-snmp exporter [--web.listen-address")
+    assert lines[1] == ("mysql-snmp exporter: error: argument --collect.global_status: "
+                        "'maybe' is not a boolean (true/false)")
