@@ -15,6 +15,8 @@ from typing import Iterable
 
 import yaml
 
+from agents.yaml_errors import describe_load_error
+
 CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
 # libyaml's loader reads the ~10,000-line catalog in a tenth of the pure-Python time, which
 # every command pays at start; PyYAML built without libyaml falls back to the safe Python one.
@@ -393,7 +395,7 @@ def load_catalog_file(path: Path) -> Catalog:
     try:
         document = yaml.load(Path(path).read_text(), Loader=_YAML_LOADER)
     except (OSError, yaml.YAMLError) as exc:
-        raise CatalogError(f"{path}: {exc}") from exc
+        raise CatalogError(f"{path}: {describe_load_error(exc)}") from exc
     if not isinstance(document, dict):
         raise CatalogError(f"{path}: not a YAML mapping")
     return parse_catalog(document)

@@ -18,6 +18,7 @@ from agents.leak.config import (
     series_config,
 )
 from agents.leak.replay import TraceError, read_trace, replay
+from agents.yaml_errors import describe_load_error
 
 EPILOG = """\
 trace format (CSV with a header row):
@@ -73,7 +74,7 @@ def _settings(args):
         try:
             document = yaml.safe_load(Path(args.config).read_text()) or {}
         except (OSError, yaml.YAMLError) as exc:
-            raise LeakConfigError(f"{args.config}: {exc}") from None
+            raise LeakConfigError(f"{args.config}: {describe_load_error(exc)}") from None
         if not isinstance(document, dict):
             raise LeakConfigError(f"{args.config}: not a YAML mapping")
         section = document.get("leak")

@@ -32,6 +32,8 @@ from pathlib import Path
 
 import yaml
 
+from agents.yaml_errors import describe_load_error
+
 log = logging.getLogger(__name__)
 
 
@@ -174,7 +176,7 @@ def load_web_config(path: str | os.PathLike | None) -> WebConfig:
     try:
         document = yaml.safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as exc:
-        raise WebConfigError(f"{path}: {exc}") from exc
+        raise WebConfigError(f"{path}: {describe_load_error(exc)}") from exc
     try:
         config = parse_web_config(document, path.resolve().parent)
         if config.tls is not None:

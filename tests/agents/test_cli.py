@@ -235,3 +235,14 @@ def test_a_bad_exporter_flag_value_is_not_buried_under_sixty_flags_of_usage(caps
     assert len(lines) == 2 and lines[0].startswith("usage: mysql-snmp exporter [--web.listen-address")
     assert lines[1] == ("mysql-snmp exporter: error: argument --collect.global_status: "
                         "'maybe' is not a boolean (true/false)")
+
+
+def test_leak_replay_config_that_is_not_yaml_is_one_line(capsys, tmp_path):
+    trace = tmp_path / "trace.csv"
+    trace.write_text("timestamp,value\n0,100\n60,100\n")
+    config = tmp_path / "agent.yml"
+    config.write_text("leak:\n  bin_seconds: [60\n")
+    code, out, err = cli(capsys, "leak", "replay", "--input", str(trace), "--config", str(config))
+    assert code == 2 and out == ""
+    assert one_line(err) == (f"mysql-snmp leak replay: {config}: line 3, column 1: expected ',' or ']', "
+                             "but got '<stream end>' (while parsing a flow sequence)")

@@ -306,3 +306,25 @@ def test_durations_out_of_range_are_one_error_line_and_exit_2(flag, value, caplo
                                    "--no-exporter.leak-detector")) == 2
     errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert len(errors) == 1 and errors[0].startswith(f"{flag} must be ")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("tls_server_config: [\n", "line 2, column 1: expected the node content, but found '<stream end>' "
+                               "(while parsing a flow node)"),
+    ("basic_auth_users: prometheus: x\n", "line 1, column 29: mapping values are not allowed here"),
+])
+def test_a_web_config_that_is_not_yaml_is_one_line_naming_file_and_place(tmp_path, text, message):
+    path = tmp_path / "web.yml"
+    path.write_text(text)
+    with pytest.raises(WebConfigError) as raised:
+        load_web_config(path)
+    assert str(raised.value) == f"{path}: {message}"
+
+
+def test_an_unreadable_web_config_is_one_line(tmp_path):
+    with pytest.raises(WebConfigError) as raised:
+        load_web_config(tmp_path / "absent.yml")
+    assert str(raised.value) == f"{tmp_path / 'absent.yml'}: cannot read: No such file or directory"
+    with pytest.raises(WebConfigError) as raised:
+        load_web_config(tmp_path)  # a directory given by mistake
+    assert str(raised.value) == f"{tmp_path}: cannot read: Is a directory"
