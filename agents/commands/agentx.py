@@ -104,6 +104,7 @@ def build_agent(args, hooks=()) -> Agent:
     from agents.agentx.session import AgentXSession, MasterAddress
     from agents.agentx.view import TreeLayout
     from agents.catalog import CatalogError, load_catalog, parse_oid
+    from agents.first_failure_log import FirstFailureLog
 
     catalog = load_catalog()
     for flag, seconds in (("--refresh", args.refresh), ("--timeout", args.timeout),
@@ -122,8 +123,12 @@ def build_agent(args, hooks=()) -> Agent:
     collector = collector_from_args(args)
     timeout = args.timeout if args.timeout is not None else args.refresh
 
+    first_failure = FirstFailureLog()
+
     def collect():
-        return collector.collect(deadline=time.monotonic() + timeout)
+        snapshot = collector.collect(deadline=time.monotonic() + timeout)
+        first_failure.observe(snapshot)
+        return snapshot
 
     refresher = ViewRefresher(collect, TreeLayout.from_catalog(catalog, legacy_root), args.refresh,
                               collector.settings.target)

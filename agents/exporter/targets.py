@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 
 from agents.exporter.collectors import ExporterCollector
 from agents.exporter.encoding import FamilyInterner
+from agents.first_failure_log import FirstFailureLog
 from agents.snapshot import Snapshot, SourceStatus
 
 log = logging.getLogger(__name__)
@@ -108,6 +109,7 @@ class Target:
         # Families and encoded bytes of values unchanged since the last scrape of this target.
         self.interner = FamilyInterner()
         self._not_local_logged = False
+        self._first_failure = FirstFailureLog()
         self.last_used = clock()
 
     def counters_now(self) -> TargetCounters:
@@ -192,6 +194,7 @@ class Target:
     def _collect(self, sources: frozenset[str], collectors: tuple[ExporterCollector, ...],
                  source_deadline: float) -> CollectionRecord:
         snapshot = self.collector.collect(set(sources), deadline=source_deadline)
+        self._first_failure.observe(snapshot)
         for observer in self.observers:
             try:
                 observer.observe(snapshot)
