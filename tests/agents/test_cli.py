@@ -246,3 +246,11 @@ def test_leak_replay_config_that_is_not_yaml_is_one_line(capsys, tmp_path):
     assert code == 2 and out == ""
     assert one_line(err) == (f"mysql-snmp leak replay: {config}: line 3, column 1: expected ',' or ']', "
                              "but got '<stream end>' (while parsing a flow sequence)")
+
+
+def test_list_sources_keeps_its_columns_with_the_long_table_source_names(capsys):
+    code, out, _ = cli(capsys, "collect", "--list-sources")
+    assert code == 0
+    columns = {line.index(" default  ") if " default  " in line else line.index(" opt-in   ")
+               for line in out.splitlines()}
+    assert columns == {len("perf_schema_events_statements_sum")}
