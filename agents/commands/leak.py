@@ -33,7 +33,7 @@ states: ok, suspect, leaking; reasons: none, tables, unexplained.
 examples:
   mysql-snmp leak replay --input dict.csv --series innodb_mem_dictionary_bytes
   mysql-snmp leak replay --input rss.csv --series process_resident_memory_bytes --limit-bytes 17179869184
-  mysql-snmp leak replay --input dict.csv --config /etc/mysql-snmp/agent.yml   # thresholds from its leak: section
+  mysql-snmp leak replay --input dict.csv --config /etc/mysql-snmp/leak.yml    # thresholds from its leak: section
 
 Exit status: 0 after a full replay, 2 for a bad trace (the message names the line) or a bad config.
 """
