@@ -58,12 +58,38 @@ def parse_overrides(pairs: list[str]) -> Thresholds:
         name, sep, text = pair.partition("=")
         if not sep or name not in fields:
             raise ValueError(f"{pair!r}: expected NAME=VALUE with NAME one of {', '.join(fields)}")
-        kind = type(getattr(defaults, name))
-        try:
-            changes[name] = kind(text)
-        except ValueError:
-            raise ValueError(f"{pair!r}: {name} takes a {kind.__name__}") from None
+        problem = _threshold_problem(name, type(getattr(defaults, name)), text)
+        if problem:
+            raise ValueError(f"{pair!r}: {name} {problem}")
+        changes[name] = type(getattr(defaults, name))(text)
     return dataclasses.replace(defaults, **changes)
+
+
+# Prometheus' duration syntax (units largest first, each at most once); anything else makes
+# promtool reject the whole file, which `rules` would otherwise print with exit status 0.
+PROMETHEUS_DURATION = re.compile(r"(?=.)(\d+y)?(\d+w)?(\d+d)?(\d+h)?(\d+m)?(\d+s)?(\d+ms)?")
+NUMBER_WORDS = {int: "a whole number", float: "a number"}
+
+
+def _threshold_problem(name: str, kind: type, text: str) -> str | None:
+    """Why ``text`` cannot be the threshold ``name``; None when it can."""
+    if name == "exporter_jobs":
+        if '"' in text or "\\" in text:  # it is pasted into a PromQL string as it is
+            return 'takes a regular expression without " or \\'
+        try:
+            re.compile(text)
+        except re.error as exc:
+            return f"takes a regular expression ({exc})"
+        return None
+    if kind is str:  # the *_for durations
+        return None if PROMETHEUS_DURATION.fullmatch(text) else "takes a Prometheus duration such as 90s, 5m or 1h30m"
+    try:
+        value = kind(text)
+    except ValueError:
+        return f"takes {NUMBER_WORDS[kind]}"
+    if not (math.isfinite(value) and value >= 0):
+        return f"takes {NUMBER_WORDS[kind]} of 0 or more"
+    return None
 
 
 @dataclass(frozen=True)
