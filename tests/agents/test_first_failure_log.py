@@ -28,21 +28,24 @@ def exporter_target(settings: ConnectionSettings) -> Target:
     return Target(settings.target, Collector(settings, load_catalog(), {"global_status"}))
 
 
-def scrape(target: Target) -> None:
-    outcome = target.scrape((BY_NAME["global_status"],), time.monotonic() + 10)
-    assert outcome.record is not None and not outcome.record.snapshot.up
+def line_of_two_failed_scrapes(caplog, settings: ConnectionSettings) -> str:
+    """The exporter scrapes a server that does not answer twice; the one line logged for it."""
+    target = exporter_target(settings)
+    caplog.set_level(logging.WARNING)
+    try:
+        for _ in range(2):
+            outcome = target.scrape((BY_NAME["global_status"],), time.monotonic() + 10)
+            assert outcome.record is not None and not outcome.record.snapshot.up
+    finally:
+        target.close()
+    (line,) = first_failure_lines(caplog)
+    return line
 
 
 def test_exporter_names_a_server_down_at_start_once(caplog):
     port = free_loopback_port()
-    target = exporter_target(ConnectionSettings(host="127.0.0.1", port=port, user="monitor", password="pw"))
-    caplog.set_level(logging.WARNING)
-    try:
-        scrape(target)
-        scrape(target)
-    finally:
-        target.close()
-    (line,) = first_failure_lines(caplog)
+    line = line_of_two_failed_scrapes(caplog, ConnectionSettings(host="127.0.0.1", port=port, user="monitor",
+                                                                 password="pw"))
     assert line.startswith(f"cannot collect: 127.0.0.1:{port}: Can't connect to MySQL server")
     assert line.endswith("(the server counts as down until it answers; retrying)")
 
@@ -50,14 +53,7 @@ def test_exporter_names_a_server_down_at_start_once(caplog):
 @pytest.mark.live
 def test_exporter_names_a_wrong_password_once(caplog, mariadb, monitoring_user):
     settings = ConnectionSettings(host="127.0.0.1", port=mariadb.port, user=monitoring_user.name, password="wrong")
-    target = exporter_target(settings)
-    caplog.set_level(logging.WARNING)
-    try:
-        scrape(target)
-        scrape(target)
-    finally:
-        target.close()
-    (line,) = first_failure_lines(caplog)
+    line = line_of_two_failed_scrapes(caplog, settings)
     assert f"127.0.0.1:{mariadb.port}: ERROR 1045: Access denied for user '{monitoring_user.name}'" in line
 
 
