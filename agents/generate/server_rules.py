@@ -127,6 +127,12 @@ def below(ratio: float) -> int:
     return math.floor(1000 * ratio / 2)
 
 
+def counter_cases(series: str, per_minute: float) -> tuple[dict[str, str], dict[str, str]]:
+    """promtool input of a counter growing at twice ``per_minute`` (fires) and at half of it (quiet)."""
+    key = f"{series}{{{TARGET}}}"
+    return {key: f"0+{twice(per_minute)}x15"}, {key: f"0+{half(per_minute)}x15"}
+
+
 def _labels(text: str) -> dict[str, str]:
     return dict(re.findall(r'(\w+)="([^"]*)"', text))
 
@@ -189,8 +195,7 @@ def _alerts(catalog: Catalog, t: Thresholds) -> list[Alert]:
               "warning", "Many aborted connections on {{ $labels.instance }}",
               f"Aborted_connects grows by more than {t.aborted_connects_per_second}/s "
               "(failed logins, handshake timeouts, bad packets).",
-              {f"{aborted}{{{TARGET}}}": f"0+{twice(t.aborted_connects_per_second * 60)}x15"},
-              {f"{aborted}{{{TARGET}}}": f"0+{half(t.aborted_connects_per_second * 60)}x15"}, target),
+              *counter_cases(aborted, t.aborted_connects_per_second * 60), target),
         Alert("MySQLHistoryListLengthHigh", f"{history} > {t.history_list_length}", "15m", "warning",
               "InnoDB history list on {{ $labels.instance }} is long",
               f"More than {t.history_list_length} undo logs await purge: a long-running transaction "
@@ -210,13 +215,11 @@ def _alerts(catalog: Catalog, t: Thresholds) -> list[Alert]:
               "InnoDB waits for log buffer space on {{ $labels.instance }}",
               f"Innodb_log_waits grows by more than {t.log_waits_per_second}/s: innodb_log_buffer_size "
               "is too small.",
-              {f"{log_waits}{{{TARGET}}}": f"0+{twice(t.log_waits_per_second * 60)}x15"},
-              {f"{log_waits}{{{TARGET}}}": f"0+{half(t.log_waits_per_second * 60)}x15"}, target),
+              *counter_cases(log_waits, t.log_waits_per_second * 60), target),
         Alert("MySQLDeadlocksRising", f"rate({deadlocks}[5m]) * 60 > {t.deadlocks_per_minute}", "5m", "warning",
               "Deadlocks on {{ $labels.instance }} are rising",
               f"More than {t.deadlocks_per_minute} InnoDB deadlocks a minute.",
-              {f"{deadlocks}{{{TARGET}}}": f"0+{twice(t.deadlocks_per_minute)}x15"},
-              {f"{deadlocks}{{{TARGET}}}": f"0+{half(t.deadlocks_per_minute)}x15"}, target),
+              *counter_cases(deadlocks, t.deadlocks_per_minute), target),
         Alert("MySQLCollectorFailing", f"{success} == 0", t.collector_failing_for, "warning",
               "Collector {{ $labels.collector }} fails on {{ $labels.instance }}",
               "A source of the exporter fails at every scrape; see mysql_exporter_scrape_errors_total "
