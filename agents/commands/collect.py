@@ -97,6 +97,9 @@ def listed_sources(args) -> bool:
     return False
 
 
+NO_OPTION_FILE_HINT = " (no option file was read: give --my-cnf FILE, or create ~/.my.cnf with a [client] section)"
+
+
 def run(args) -> int:
     if listed_sources(args):
         return 0
@@ -108,7 +111,9 @@ def run(args) -> int:
     with collector:
         snapshot = collector.collect()
     if not snapshot.up:
-        print(f"mysql-snmp collect: {snapshot.error}", file=sys.stderr)  # the error names the target
+        # The error names the target; without an option file the user may not know where it came from.
+        hint = NO_OPTION_FILE_HINT if collector.settings.origin == "defaults" else ""
+        print(f"mysql-snmp collect: {snapshot.error}{hint}", file=sys.stderr)
         return 1
     print(json.dumps(snapshot_document(snapshot, include_raw=args.raw), indent=2, default=str)
           if args.json else format_snapshot(snapshot))

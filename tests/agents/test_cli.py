@@ -254,3 +254,17 @@ def test_list_sources_keeps_its_columns_with_the_long_table_source_names(capsys)
     columns = {line.index(" default  ") if " default  " in line else line.index(" opt-in   ")
                for line in out.splitlines()}
     assert columns == {len("perf_schema_events_statements_sum")}
+
+
+def test_collect_without_an_option_file_says_none_was_read(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.my.cnf
+    port = free_loopback_port()
+    code, out, err = cli(capsys, "collect", "--host", "127.0.0.1", "--port", str(port), "--user", "monitor")
+    assert code == 1 and out == ""
+    line = one_line(err)
+    assert line.startswith(f"mysql-snmp collect: 127.0.0.1:{port}: Can't connect to MySQL server")
+    assert line.endswith("(no option file was read: give --my-cnf FILE, or create ~/.my.cnf with a [client] section)")
+    (tmp_path / ".my.cnf").write_text(f"[client]\nhost = 127.0.0.1\nport = {port}\nuser = monitor\n")
+    (tmp_path / ".my.cnf").chmod(0o600)
+    code, _, err = cli(capsys, "collect")
+    assert code == 1 and "no option file was read" not in one_line(err)
