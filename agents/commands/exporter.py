@@ -87,6 +87,9 @@ def run(args) -> int:
     try:
         serve(app, stop, listeners)
     except OSError as exc:  # port in use, permission denied
-        log.error("cannot listen: %s", exc)
+        if exc.filename:
+            log.error("cannot listen on %s: %s", exc.filename, exc.strerror)
+        else:
+            log.error("cannot listen: %s", exc)
         return 1
     return 0

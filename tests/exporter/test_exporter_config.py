@@ -285,6 +285,25 @@ def test_a_listen_address_that_cannot_be_bound_closes_the_ones_already_bound():
         probe.bind(("127.0.0.1", port))  # EADDRINUSE while the first server still listens
 
 
+def test_a_listen_address_in_use_is_one_error_line_naming_it_and_exit_1(caplog, tmp_path):
+    import socket
+
+    from agents.commands import exporter
+
+    my_cnf = tmp_path / "my.cnf"
+    my_cnf.write_text("[client]\nhost = 127.0.0.1\nport = 1\nuser = monitor\n")
+    my_cnf.chmod(0o600)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        args = parse_args("--config.my-cnf", str(my_cnf), "--web.listen-address", address,
+                          "--no-exporter.leak-detector")
+        assert exporter.run(args) == 1
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert errors == [f"cannot listen on {address}: Address already in use"]
+
+
 def test_a_malformed_listen_address_is_one_error_line_and_exit_2(caplog):
     from agents.commands import exporter
 
