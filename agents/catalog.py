@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Iterable
 
 from agents.catalog_families import FamilyTable, FamilyTableError, parse_family_table
+from agents.yaml_errors import describe_load_error
 
 CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
 # The same document as JSON, with the SHA-256 of the YAML it came from (`mysql-snmp generate`
@@ -443,7 +444,7 @@ def _yaml_document(text: str, path: Path) -> dict:
     try:
         document = yaml.load(text, Loader=loader)
     except yaml.YAMLError as exc:
-        raise CatalogError(f"{path}: {exc}") from exc
+        raise CatalogError(f"{path}: {describe_load_error(exc)}") from exc
     if not isinstance(document, dict):
         raise CatalogError(f"{path}: not a YAML mapping")
     return document

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import logging
 import os
@@ -68,9 +69,37 @@ def commands_of(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser
     return found
 
 
+def command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``args`` chose, nested ones too (``leak replay``)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(args, action.dest, None) or "")
+            if chosen is not None:
+                return command_parser(chosen, args)
+    return parser
+
+
+def unrecognized_message(parser: argparse.ArgumentParser, extras: list[str]) -> str:
+    """One line naming what the command does not take, with the nearest flag it does take.
+
+    argparse would report it against the top-level usage, which says nothing about the
+    command's flags (the exporter has sixty: a typo'd --collect.X is easy)."""
+    known = [option for action in parser._actions for option in action.option_strings]
+    words = []
+    for extra in extras:
+        flag = extra.split("=", 1)[0]
+        close = difflib.get_close_matches(flag, known, n=1, cutoff=0.75) if flag.startswith("-") else []
+        words.append(f"{extra} (did you mean {close[0]}?)" if close else extra)
+    return (f"{parser.prog}: unrecognized argument(s): {', '.join(words)}; "
+            f"'{parser.prog} --help' lists the options")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        print(unrecognized_message(command_parser(parser, args), extras), file=sys.stderr)
+        return 2
     logging.basicConfig(
         level=getattr(logging, args.log_level.upper()),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

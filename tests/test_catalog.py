@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.catalog import CATALOG_PATH, CatalogError, format_oid, load_catalog, parse_catalog, parse_oid
+from agents.catalog import (CATALOG_PATH, CatalogError, format_oid, load_catalog, load_catalog_file, parse_catalog,
+                            parse_oid)
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
 LEGACY_TSV = SHARED / "reference" / "mysql-snmp-legacy-objects.tsv"
@@ -483,3 +484,17 @@ def test_legacy_status_overrides_name_a_status_variable_of_a_real_server(catalog
     for metric in overrides:
         assert metric.source.kind == "innodb"
         assert metric.source.status_override in status, metric.name
+
+
+def test_a_catalog_file_that_is_not_yaml_is_one_line_naming_file_and_place(tmp_path):
+    path = tmp_path / "catalog.yaml"
+    path.write_text("metrics:\n  - name: a\n   kind: b\n")
+    with pytest.raises(CatalogError) as raised:
+        load_catalog_file(path)
+    # libyaml and the pure-Python loader word the problem differently; both give its place.
+    message = str(raised.value)
+    assert message.startswith(f"{path}: line 3, column 4: ") and "\n" not in message
+    assert message.endswith("(while parsing a block collection)")
+    with pytest.raises(CatalogError) as raised:
+        load_catalog_file(tmp_path / "absent.yaml")
+    assert str(raised.value) == f"{tmp_path / 'absent.yaml'}: cannot read: No such file or directory"

@@ -20,6 +20,15 @@ def test_generate_writes_every_file_into_an_empty_tree(tmp_path):
     assert main(["generate", "--check", "--root", str(tmp_path)]) == 0
 
 
+def test_generate_says_when_there_is_nothing_to_do(tmp_path, capsys):
+    main(["generate", "--root", str(tmp_path)])
+    capsys.readouterr()
+    assert main(["generate", "--root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "nothing to write: every generated file is current\n"
+    assert main(["generate", "--check", "--root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "every generated file is current\n"
+
+
 def test_generate_check_reports_a_stale_file(tmp_path, capsys):
     main(["generate", "--root", str(tmp_path)])
     (tmp_path / "mibs/MYSQL-SERVER-MIB.txt").write_text("stale\n")

@@ -80,10 +80,12 @@ def collector_from_args(args):
 def list_sources() -> str:
     from agents.sources import scraper_classes
 
+    classes = scraper_classes()
+    width = max(map(len, classes))  # the table collectors' names run past 30 characters
     lines = []
-    for name, cls in scraper_classes().items():
+    for name, cls in classes.items():
         default = "default" if cls.enabled_by_default else "opt-in "
-        lines.append(f"{name:20} {default}  {cls.description}")
+        lines.append(f"{name:{width}} {default}  {cls.description}")
     return "\n".join(lines)
 
 
@@ -93,6 +95,9 @@ def listed_sources(args) -> bool:
         print(list_sources())
         return True
     return False
+
+
+NO_OPTION_FILE_HINT = " (no option file was read: give --my-cnf FILE, or create ~/.my.cnf with a [client] section)"
 
 
 def run(args) -> int:
@@ -106,7 +111,9 @@ def run(args) -> int:
     with collector:
         snapshot = collector.collect()
     if not snapshot.up:
-        print(f"mysql-snmp collect: {snapshot.error}", file=sys.stderr)  # the error names the target
+        # The error names the target; without an option file the user may not know where it came from.
+        hint = NO_OPTION_FILE_HINT if collector.settings.origin == "defaults" else ""
+        print(f"mysql-snmp collect: {snapshot.error}{hint}", file=sys.stderr)
         return 1
     print(json.dumps(snapshot_document(snapshot, include_raw=args.raw), indent=2, default=str)
           if args.json else format_snapshot(snapshot))
@@ -169,10 +176,11 @@ def format_snapshot(snapshot: Snapshot) -> str:
     identity = f"{server.flavour} {server.version_string}" if server else "unknown server"
     lines.append(f"{snapshot.target}: {identity}, up={int(snapshot.up)}")
     lines.append("")
-    lines.append(f"{'source':20} {'ok':3} {'ms':>8} {'stmts':>5}  note")
+    width = max(map(len, ["source", *snapshot.sources]))
+    lines.append(f"{'source':{width}} {'ok':3} {'ms':>8} {'stmts':>5}  note")
     for name, status in snapshot.sources.items():
         note = "" if status.ok else f"{status.reason}: {status.error}"
-        lines.append(f"{name:20} {'yes' if status.ok else 'NO':3} {status.duration_seconds * 1000:8.1f} "
+        lines.append(f"{name:{width}} {'yes' if status.ok else 'NO':3} {status.duration_seconds * 1000:8.1f} "
                      f"{status.statements:5}  {note}")
     rows = sorted(flat_values(snapshot).items())
     if rows:

@@ -17,6 +17,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "exporter",
         help="serve Prometheus metrics (/metrics, /probe), compatible with mysqld_exporter",
+        # argparse's own usage lists all sixty flags, and repeats them above every bad-value error.
+        usage=("%(prog)s [--web.listen-address [HOST]:PORT] [--config.my-cnf FILE] "
+               "[--collect.NAME[=BOOL] | --no-collect.NAME] [FLAG ...]"),
         description=(
             "Serve /metrics from the same collection code as the SNMP agent. Flags, metric names, "
             "types and labels follow prometheus/mysqld_exporter, so its dashboards and alerts keep working; "
@@ -100,6 +103,9 @@ def run(args) -> int:
     try:
         serve(app, stop, listeners)
     except OSError as exc:  # port in use, permission denied
-        log.error("cannot listen: %s", exc)
+        if exc.filename:
+            log.error("cannot listen on %s: %s", exc.filename, exc.strerror)
+        else:
+            log.error("cannot listen: %s", exc)
         return 1
     return 0

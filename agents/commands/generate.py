@@ -60,7 +60,11 @@ def run(args) -> int:
             print(f"stale: {path}", file=sys.stderr)
         if stale:
             print("run 'mysql-snmp generate' and commit the result", file=sys.stderr)
+        else:
+            print("every generated file is current")
         return 1 if stale else 0
     for path in written:
         print(f"wrote {path}")
+    if not written:
+        print("nothing to write: every generated file is current")
     return 0

@@ -18,6 +18,7 @@ from agents.leak.config import (
     series_config,
 )
 from agents.leak.replay import TraceError, read_trace, replay
+from agents.yaml_errors import describe_load_error
 
 EPILOG = """\
 trace format (CSV with a header row):
@@ -32,7 +33,7 @@ states: ok, suspect, leaking; reasons: none, tables, unexplained.
 examples:
   mysql-snmp leak replay --input dict.csv --series innodb_mem_dictionary_bytes
   mysql-snmp leak replay --input rss.csv --series process_resident_memory_bytes --limit-bytes 17179869184
-  mysql-snmp leak replay --input dict.csv --config /etc/mysql-snmp/agent.yml   # thresholds from its leak: section
+  mysql-snmp leak replay --input dict.csv --config /etc/mysql-snmp/leak.yml    # thresholds from its leak: section
 
 Exit status: 0 after a full replay, 2 for a bad trace (the message names the line) or a bad config.
 """
@@ -73,7 +74,7 @@ def _settings(args):
         try:
             document = yaml.safe_load(Path(args.config).read_text()) or {}
         except (OSError, yaml.YAMLError) as exc:
-            raise LeakConfigError(f"{args.config}: {exc}") from None
+            raise LeakConfigError(f"{args.config}: {describe_load_error(exc)}") from None
         if not isinstance(document, dict):
             raise LeakConfigError(f"{args.config}: not a YAML mapping")
         section = document.get("leak")

@@ -67,7 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     web.add_argument("--web.telemetry-path", dest="web_telemetry_path", default="/metrics", metavar="PATH",
                      help="path of the metrics of the configured server (default /metrics)")
     web.add_argument("--web.config.file", dest="web_config_file", metavar="FILE",
-                     help="exporter-toolkit web config: TLS (tls_server_config) and basic auth (basic_auth_users)")
+                     help="exporter-toolkit web config: TLS (tls_server_config) and basic auth (basic_auth_users) "
+                          "(default: none, plain HTTP open to anyone who can reach the port)")
     web.add_argument("--web.max-connections", dest="web_max_connections", type=int,
                      default=LIMITS.max_connections, metavar="N",
                      help=f"HTTP connections served at once, one thread each (default {LIMITS.max_connections}); "
@@ -102,7 +103,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     mysql.add_argument("--mysqld.address", dest="mysqld_address", metavar="HOST:PORT|unix:///PATH",
                        help="server of /metrics when the option file names none (default localhost:3306)")
     mysql.add_argument("--mysqld.username", dest="mysqld_username", metavar="USER",
-                       help="user when the option file names none; the password comes from the file "
+                       help="user when the option file names none (default: the login name running the "
+                            "exporter, as for the mysql client); the password comes from the file "
                             "or MYSQLD_EXPORTER_PASSWORD")
     mysql.add_argument("--exporter.lock_wait_timeout", dest="lock_wait_timeout", type=int, default=2,
                        metavar="SECONDS", help="session lock_wait_timeout, so a scrape never holds up DDL (default 2)")
@@ -116,7 +118,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "scrape deadline; 1 disables that)")
     mysql.add_argument("--tls.insecure-skip-verify", dest="tls_insecure_skip_verify", nargs="?", const=True,
                        default=False, type=parse_bool, metavar="BOOL",
-                       help="do not verify the MySQL server certificate")
+                       help="do not verify the MySQL server certificate (default off)")
 
     cost = parser.add_argument_group("cost and safety")
     cost.add_argument("--exporter.min-interval", dest="min_interval", type=float, default=0.0, metavar="SECONDS",

@@ -240,7 +240,10 @@ def make_servers(app: ExporterApp, listeners: Sequence[PassedSocket] | None = No
         for address in app.config.listen_addresses:
             host, port = parse_listen_address(address)
             family = socket.AF_INET6 if ":" in host else socket.AF_INET
-            servers.append(_Server((host, port), handler, context, family, slots=slots))
+            try:
+                servers.append(_Server((host, port), handler, context, family, slots=slots))
+            except OSError as exc:  # name the address: with several, which one is taken?
+                raise OSError(exc.errno, exc.strerror, address) from exc
     except BaseException:
         # One address in use must not leave the others bound (and listening) behind the error.
         for server in servers:

@@ -30,8 +30,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 from agents.textfile import UnusableFile, read_regular_text
+from agents.yaml_errors import describe_load_error
 
 log = logging.getLogger(__name__)
 
@@ -191,8 +191,10 @@ def load_web_config(path: str | os.PathLike | None) -> WebConfig:
         document = yaml.safe_load(read_regular_text(path, MAX_WEB_CONFIG_BYTES))
     except OSError as exc:
         raise WebConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (UnusableFile, yaml.YAMLError) as exc:
+    except UnusableFile as exc:
         raise WebConfigError(f"{path}: {_one_line(exc)}") from None
+    except yaml.YAMLError as exc:
+        raise WebConfigError(f"{path}: {describe_load_error(exc)}") from None
     try:
         config = parse_web_config(document, path.resolve().parent)
         if config.tls is not None:

@@ -93,6 +93,14 @@ def _q(expr: str, legend: str = "{{instance}}") -> Query:
     return Query(expr, legend)
 
 
+def lines(title: str, unit: str, of, *values: tuple[str, str], note: str = "") -> PanelSpec:
+    """A time series panel with one line per catalog value: ``of`` (``Names.rate`` or ``Names.sel``)
+    of each ``(name, legend)``; the values' help texts describe the panel."""
+    return PanelSpec(title, "timeseries", unit,
+                     tuple(_q(of(name), f"{{{{instance}}}} {legend}") for name, legend in values),
+                     tuple(name for name, _ in values), note=note)
+
+
 def overview(n: Names) -> BoardSpec:
     up = f"{served_names.UP}{{{MATCH}}}"
     return BoardSpec("mysql-snmp-overview", "mysql-overview.json", "MySQL overview", (
@@ -107,40 +115,24 @@ def overview(n: Names) -> BoardSpec:
             _q(f"sum by ({BY}) ({n.rate('status_questions')})", "{{instance}} all statements (Questions)")),
             ("status_questions",),
             note="Per command: the ten busiest Com_* counters (statements of each kind executed)."),
-        PanelSpec("Connections vs max_connections", "timeseries", "short", (
-            _q(n.sel("status_threads_connected"), "{{instance}} connected"),
-            _q(n.sel("status_max_used_connections"), "{{instance}} max used"),
-            _q(n.sel("variable_max_connections"), "{{instance}} max_connections")),
-            ("status_threads_connected", "status_max_used_connections", "variable_max_connections")),
+        lines("Connections vs max_connections", "short", n.sel, ("status_threads_connected", "connected"),
+              ("status_max_used_connections", "max used"), ("variable_max_connections", "max_connections")),
         PanelSpec("Threads", "timeseries", "short", (
             _q(n.sel("status_threads_running"), "{{instance}} running"),
             _q(n.sel("status_threads_cached"), "{{instance}} cached"),
             _q(n.rate("status_threads_created"), "{{instance}} created/s")),
             ("status_threads_running", "status_threads_cached", "status_threads_created")),
-        PanelSpec("Aborted connections", "timeseries", "ops", (
-            _q(n.rate("status_aborted_clients"), "{{instance}} clients"),
-            _q(n.rate("status_aborted_connects"), "{{instance}} connects")),
-            ("status_aborted_clients", "status_aborted_connects")),
-        PanelSpec("Network traffic", "timeseries", "Bps", (
-            _q(n.rate("status_bytes_received"), "{{instance}} received"),
-            _q(n.rate("status_bytes_sent"), "{{instance}} sent")),
-            ("status_bytes_received", "status_bytes_sent")),
+        lines("Aborted connections", "ops", n.rate, ("status_aborted_clients", "clients"),
+              ("status_aborted_connects", "connects")),
+        lines("Network traffic", "Bps", n.rate, ("status_bytes_received", "received"), ("status_bytes_sent", "sent")),
         PanelSpec("Slow queries", "timeseries", "ops", (_q(n.rate("status_slow_queries")),),
                   ("status_slow_queries",)),
-        PanelSpec("Table locks", "timeseries", "ops", (
-            _q(n.rate("status_table_locks_immediate"), "{{instance}} immediate"),
-            _q(n.rate("status_table_locks_waited"), "{{instance}} waited")),
-            ("status_table_locks_immediate", "status_table_locks_waited")),
-        PanelSpec("Temporary tables", "timeseries", "ops", (
-            _q(n.rate("status_created_tmp_tables"), "{{instance}} tables"),
-            _q(n.rate("status_created_tmp_disk_tables"), "{{instance}} on disk"),
-            _q(n.rate("status_created_tmp_files"), "{{instance}} files")),
-            ("status_created_tmp_tables", "status_created_tmp_disk_tables", "status_created_tmp_files")),
-        PanelSpec("Sorts", "timeseries", "ops", (
-            _q(n.rate("status_sort_scan"), "{{instance}} scan"),
-            _q(n.rate("status_sort_range"), "{{instance}} range"),
-            _q(n.rate("status_sort_merge_passes"), "{{instance}} merge passes")),
-            ("status_sort_scan", "status_sort_range", "status_sort_merge_passes")),
+        lines("Table locks", "ops", n.rate, ("status_table_locks_immediate", "immediate"),
+              ("status_table_locks_waited", "waited")),
+        lines("Temporary tables", "ops", n.rate, ("status_created_tmp_tables", "tables"),
+              ("status_created_tmp_disk_tables", "on disk"), ("status_created_tmp_files", "files")),
+        lines("Sorts", "ops", n.rate, ("status_sort_scan", "scan"), ("status_sort_range", "range"),
+              ("status_sort_merge_passes", "merge passes")),
     ))
 
 
@@ -153,12 +145,9 @@ def innodb(n: Names) -> BoardSpec:
     checkpoint_max = (f"{n.sel('status_innodb_checkpoint_max_age')} or "
                       f"{n.sel('innodb_log_max_checkpoint_age_bytes')}")
     return BoardSpec("mysql-snmp-innodb", "mysql-innodb.json", "MySQL InnoDB", (
-        PanelSpec("Buffer pool pages", "timeseries", "short", (
-            _q(n.sel("innodb_bp_size_pages"), "{{instance}} size"),
-            _q(n.sel("innodb_bp_database_pages"), "{{instance}} data"),
-            _q(n.sel("innodb_bp_free_pages"), "{{instance}} free"),
-            _q(n.sel("innodb_bp_modified_pages"), "{{instance}} dirty")),
-            ("innodb_bp_size_pages", "innodb_bp_database_pages", "innodb_bp_free_pages", "innodb_bp_modified_pages")),
+        lines("Buffer pool pages", "short", n.sel, ("innodb_bp_size_pages", "size"),
+              ("innodb_bp_database_pages", "data"), ("innodb_bp_free_pages", "free"),
+              ("innodb_bp_modified_pages", "dirty")),
         PanelSpec("Buffer pool hit ratio", "timeseries", "percentunit", (_q(
             f"1 - {n.rate('status_innodb_buffer_pool_reads')} / "
             f"({n.rate('status_innodb_buffer_pool_read_requests')} > 0)"),),
@@ -174,22 +163,15 @@ def innodb(n: Names) -> BoardSpec:
             ("status_innodb_rows_read",),
             note="MariaDB 10.11 prints no Innodb_rows_* counters: there the panel shows the storage engine "
                  "handler calls (Handler_read_*, Handler_write, Handler_update, Handler_delete) instead."),
-        PanelSpec("Data I/O", "timeseries", "Bps", (
-            _q(n.rate("status_innodb_data_read"), "{{instance}} read"),
-            _q(n.rate("status_innodb_data_written"), "{{instance}} written")),
-            ("status_innodb_data_read", "status_innodb_data_written")),
-        PanelSpec("Data I/O operations", "timeseries", "iops", (
-            _q(n.rate("status_innodb_data_reads"), "{{instance}} reads"),
-            _q(n.rate("status_innodb_data_writes"), "{{instance}} writes"),
-            _q(n.rate("status_innodb_data_fsyncs"), "{{instance}} fsyncs")),
-            ("status_innodb_data_reads", "status_innodb_data_writes", "status_innodb_data_fsyncs")),
+        lines("Data I/O", "Bps", n.rate, ("status_innodb_data_read", "read"),
+              ("status_innodb_data_written", "written")),
+        lines("Data I/O operations", "iops", n.rate, ("status_innodb_data_reads", "reads"),
+              ("status_innodb_data_writes", "writes"), ("status_innodb_data_fsyncs", "fsyncs")),
         PanelSpec("Redo log I/O", "timeseries", "Bps", (
             _q(n.rate("status_innodb_os_log_written"), "{{instance}} written"),),
             ("status_innodb_os_log_written",)),
-        PanelSpec("Redo log waits", "timeseries", "ops", (
-            _q(n.rate("status_innodb_log_waits"), "{{instance}} waits for log buffer space"),
-            _q(n.rate("status_innodb_log_writes"), "{{instance}} log writes")),
-            ("status_innodb_log_waits", "status_innodb_log_writes")),
+        lines("Redo log waits", "ops", n.rate, ("status_innodb_log_waits", "waits for log buffer space"),
+              ("status_innodb_log_writes", "log writes")),
         PanelSpec("Checkpoint age against its maximum", "timeseries", "bytes", (
             _q(checkpoint_age, "{{instance}} checkpoint age"),
             _q(checkpoint_max, "{{instance}} maximum")),
@@ -199,10 +181,8 @@ def innodb(n: Names) -> BoardSpec:
                  "(Percona Server), else no data."),
         PanelSpec("History list length", "timeseries", "short", (
             _q(n.sel("innodb_trx_history_list_length")),), ("innodb_trx_history_list_length",)),
-        PanelSpec("Semaphore waits", "timeseries", "short", (
-            _q(n.sel("innodb_sem_waiting_threads"), "{{instance}} waiting threads"),
-            _q(n.sel("innodb_sem_wait_time_milliseconds"), "{{instance}} seconds waited")),
-            ("innodb_sem_waiting_threads", "innodb_sem_wait_time_milliseconds")),
+        lines("Semaphore waits", "short", n.sel, ("innodb_sem_waiting_threads", "waiting threads"),
+              ("innodb_sem_wait_time_milliseconds", "seconds waited")),
         PanelSpec("Deadlocks", "timeseries", "ops", (
             _q(f"{n.rate('status_innodb_deadlocks')} or "
                f"on ({BY}) {n.rate('innodb_metrics_count', DEADLOCKS)}"),),
@@ -277,19 +257,12 @@ def replication(n: Names) -> BoardSpec:
                   ("binlog_files",), note="Needs --collect.binlog_size."),
         PanelSpec("Host CPU busy by mode", "timeseries", "percentunit", (_q(cpu_busy, "{{instance}} {{mode}}"),),
                   ("host_cpu_seconds", "host_cpus"), note=LOCAL),
-        PanelSpec("Host load", "timeseries", "short", (
-            _q(n.sel("host_load1"), "{{instance}} 1m"),
-            _q(n.sel("host_load5"), "{{instance}} 5m"),
-            _q(n.sel("host_load15"), "{{instance}} 15m")),
-            ("host_load1", "host_load5", "host_load15"), note=LOCAL),
-        PanelSpec("Host memory", "timeseries", "bytes", (
-            _q(n.sel("host_memory_total_bytes"), "{{instance}} total"),
-            _q(n.sel("host_memory_available_bytes"), "{{instance}} available")),
-            ("host_memory_total_bytes", "host_memory_available_bytes"), note=LOCAL),
-        PanelSpec("mysqld CPU", "timeseries", "percentunit", (
-            _q(n.rate("process_cpu_user_seconds"), "{{instance}} user"),
-            _q(n.rate("process_cpu_system_seconds"), "{{instance}} system")),
-            ("process_cpu_user_seconds", "process_cpu_system_seconds"), note="1 = one core busy. " + LOCAL),
+        lines("Host load", "short", n.sel, ("host_load1", "1m"), ("host_load5", "5m"), ("host_load15", "15m"),
+              note=LOCAL),
+        lines("Host memory", "bytes", n.sel, ("host_memory_total_bytes", "total"),
+              ("host_memory_available_bytes", "available"), note=LOCAL),
+        lines("mysqld CPU", "percentunit", n.rate, ("process_cpu_user_seconds", "user"),
+              ("process_cpu_system_seconds", "system"), note="1 = one core busy. " + LOCAL),
         PanelSpec("mysqld resident memory", "timeseries", "bytes", (
             _q(n.sel("process_resident_memory_bytes")),), ("process_resident_memory_bytes",), note=LOCAL),
         PanelSpec("mysqld threads", "timeseries", "short", (_q(n.sel("process_threads")),), ("process_threads",),

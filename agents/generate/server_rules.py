@@ -58,12 +58,38 @@ def parse_overrides(pairs: list[str]) -> Thresholds:
         name, sep, text = pair.partition("=")
         if not sep or name not in fields:
             raise ValueError(f"{pair!r}: expected NAME=VALUE with NAME one of {', '.join(fields)}")
-        kind = type(getattr(defaults, name))
-        try:
-            changes[name] = kind(text)
-        except ValueError:
-            raise ValueError(f"{pair!r}: {name} takes a {kind.__name__}") from None
+        problem = _threshold_problem(name, type(getattr(defaults, name)), text)
+        if problem:
+            raise ValueError(f"{pair!r}: {name} {problem}")
+        changes[name] = type(getattr(defaults, name))(text)
     return dataclasses.replace(defaults, **changes)
+
+
+# Prometheus' duration syntax (units largest first, each at most once); anything else makes
+# promtool reject the whole file, which `rules` would otherwise print with exit status 0.
+PROMETHEUS_DURATION = re.compile(r"(?=.)(\d+y)?(\d+w)?(\d+d)?(\d+h)?(\d+m)?(\d+s)?(\d+ms)?")
+NUMBER_WORDS = {int: "a whole number", float: "a number"}
+
+
+def _threshold_problem(name: str, kind: type, text: str) -> str | None:
+    """Why ``text`` cannot be the threshold ``name``; None when it can."""
+    if name == "exporter_jobs":
+        if '"' in text or "\\" in text:  # it is pasted into a PromQL string as it is
+            return 'takes a regular expression without " or \\'
+        try:
+            re.compile(text)
+        except re.error as exc:
+            return f"takes a regular expression ({exc})"
+        return None
+    if kind is str:  # the *_for durations
+        return None if PROMETHEUS_DURATION.fullmatch(text) else "takes a Prometheus duration such as 90s, 5m or 1h30m"
+    try:
+        value = kind(text)
+    except ValueError:
+        return f"takes {NUMBER_WORDS[kind]}"
+    if not (math.isfinite(value) and value >= 0):
+        return f"takes {NUMBER_WORDS[kind]} of 0 or more"
+    return None
 
 
 @dataclass(frozen=True)
@@ -99,6 +125,12 @@ def above(ratio: float) -> int:
 
 def below(ratio: float) -> int:
     return math.floor(1000 * ratio / 2)
+
+
+def counter_cases(series: str, per_minute: float) -> tuple[dict[str, str], dict[str, str]]:
+    """promtool input of a counter growing at twice ``per_minute`` (fires) and at half of it (quiet)."""
+    key = f"{series}{{{TARGET}}}"
+    return {key: f"0+{twice(per_minute)}x15"}, {key: f"0+{half(per_minute)}x15"}
 
 
 def _labels(text: str) -> dict[str, str]:
@@ -163,8 +195,7 @@ def _alerts(catalog: Catalog, t: Thresholds) -> list[Alert]:
               "warning", "Many aborted connections on {{ $labels.instance }}",
               f"Aborted_connects grows by more than {t.aborted_connects_per_second}/s "
               "(failed logins, handshake timeouts, bad packets).",
-              {f"{aborted}{{{TARGET}}}": f"0+{twice(t.aborted_connects_per_second * 60)}x15"},
-              {f"{aborted}{{{TARGET}}}": f"0+{half(t.aborted_connects_per_second * 60)}x15"}, target),
+              *counter_cases(aborted, t.aborted_connects_per_second * 60), target),
         Alert("MySQLHistoryListLengthHigh", f"{history} > {t.history_list_length}", "15m", "warning",
               "InnoDB history list on {{ $labels.instance }} is long",
               f"More than {t.history_list_length} undo logs await purge: a long-running transaction "
@@ -184,13 +215,11 @@ def _alerts(catalog: Catalog, t: Thresholds) -> list[Alert]:
               "InnoDB waits for log buffer space on {{ $labels.instance }}",
               f"Innodb_log_waits grows by more than {t.log_waits_per_second}/s: innodb_log_buffer_size "
               "is too small.",
-              {f"{log_waits}{{{TARGET}}}": f"0+{twice(t.log_waits_per_second * 60)}x15"},
-              {f"{log_waits}{{{TARGET}}}": f"0+{half(t.log_waits_per_second * 60)}x15"}, target),
+              *counter_cases(log_waits, t.log_waits_per_second * 60), target),
         Alert("MySQLDeadlocksRising", f"rate({deadlocks}[5m]) * 60 > {t.deadlocks_per_minute}", "5m", "warning",
               "Deadlocks on {{ $labels.instance }} are rising",
               f"More than {t.deadlocks_per_minute} InnoDB deadlocks a minute.",
-              {f"{deadlocks}{{{TARGET}}}": f"0+{twice(t.deadlocks_per_minute)}x15"},
-              {f"{deadlocks}{{{TARGET}}}": f"0+{half(t.deadlocks_per_minute)}x15"}, target),
+              *counter_cases(deadlocks, t.deadlocks_per_minute), target),
         Alert("MySQLCollectorFailing", f"{success} == 0", t.collector_failing_for, "warning",
               "Collector {{ $labels.collector }} fails on {{ $labels.instance }}",
               "A source of the exporter fails at every scrape; see mysql_exporter_scrape_errors_total "

@@ -200,3 +200,71 @@ def test_demo_prints_one_collection_of_its_workload(capsys):
     assert "status_innodb_rows_inserted" not in values and "innodb_row_ops_inserted" not in values
     assert values["status_com_insert_select"] == 1
     assert values["binlog_files"] == 2
+
+
+# ----------------------------------------------------------------- mistyped flags
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["exporter", "--collect.global_statuz"],
+     "mysql-snmp exporter: unrecognized argument(s): --collect.global_statuz "
+     "(did you mean --collect.global_status?); 'mysql-snmp exporter --help' lists the options"),
+    (["exporter", "--collect.info_schema.tablez=true", "extra"],
+     "mysql-snmp exporter: unrecognized argument(s): --collect.info_schema.tablez=true "
+     "(did you mean --collect.info_schema.tables?), extra; 'mysql-snmp exporter --help' lists the options"),
+    (["collect", "--jsn"],
+     "mysql-snmp collect: unrecognized argument(s): --jsn (did you mean --json?); "
+     "'mysql-snmp collect --help' lists the options"),
+    (["leak", "replay", "--input", "-", "--limit-bites", "5"],
+     "mysql-snmp leak replay: unrecognized argument(s): --limit-bites (did you mean --limit-bytes?), 5; "
+     "'mysql-snmp leak replay --help' lists the options"),
+    (["collect", "--zzzz"],
+     "mysql-snmp collect: unrecognized argument(s): --zzzz; 'mysql-snmp collect --help' lists the options"),
+])
+def test_a_mistyped_flag_is_one_line_naming_the_command_and_the_nearest_flag(capsys, argv, expected):
+    code, out, err = cli(capsys, *argv)
+    assert code == 2 and out == ""
+    assert one_line(err) == expected
+
+
+def test_a_bad_exporter_flag_value_is_not_buried_under_sixty_flags_of_usage(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["exporter", "--collect.global_status=maybe"])
+    assert exit_info.value.code == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("usage: mysql-snmp exporter [--web.listen-address")
+    assert lines[1] == ("mysql-snmp exporter: error: argument --collect.global_status: "
+                        "'maybe' is not a boolean (true/false)")
+
+
+def test_leak_replay_config_that_is_not_yaml_is_one_line(capsys, tmp_path):
+    trace = tmp_path / "trace.csv"
+    trace.write_text("timestamp,value\n0,100\n60,100\n")
+    config = tmp_path / "agent.yml"
+    config.write_text("leak:\n  bin_seconds: [60\n")
+    code, out, err = cli(capsys, "leak", "replay", "--input", str(trace), "--config", str(config))
+    assert code == 2 and out == ""
+    assert one_line(err) == (f"mysql-snmp leak replay: {config}: line 3, column 1: expected ',' or ']', "
+                             "but got '<stream end>' (while parsing a flow sequence)")
+
+
+def test_list_sources_keeps_its_columns_with_the_long_table_source_names(capsys):
+    code, out, _ = cli(capsys, "collect", "--list-sources")
+    assert code == 0
+    columns = {line.index(" default  ") if " default  " in line else line.index(" opt-in   ")
+               for line in out.splitlines()}
+    assert columns == {len("perf_schema_events_statements_sum")}
+
+
+def test_collect_without_an_option_file_says_none_was_read(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.my.cnf
+    port = free_loopback_port()
+    code, out, err = cli(capsys, "collect", "--host", "127.0.0.1", "--port", str(port), "--user", "monitor")
+    assert code == 1 and out == ""
+    line = one_line(err)
+    assert line.startswith(f"mysql-snmp collect: 127.0.0.1:{port}: Can't connect to MySQL server")
+    assert line.endswith("(no option file was read: give --my-cnf FILE, or create ~/.my.cnf with a [client] section)")
+    (tmp_path / ".my.cnf").write_text(f"[client]\nhost = 127.0.0.1\nport = {port}\nuser = monitor\n")
+    (tmp_path / ".my.cnf").chmod(0o600)
+    code, _, err = cli(capsys, "collect")
+    assert code == 1 and "no option file was read" not in one_line(err)

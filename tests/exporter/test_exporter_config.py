@@ -288,6 +288,25 @@ def test_a_listen_address_that_cannot_be_bound_closes_the_ones_already_bound():
         probe.bind(("127.0.0.1", port))  # EADDRINUSE while the first server still listens
 
 
+def test_a_listen_address_in_use_is_one_error_line_naming_it_and_exit_1(caplog, tmp_path):
+    import socket
+
+    from agents.commands import exporter
+
+    my_cnf = tmp_path / "my.cnf"
+    my_cnf.write_text("[client]\nhost = 127.0.0.1\nport = 1\nuser = monitor\n")
+    my_cnf.chmod(0o600)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        args = parse_args("--config.my-cnf", str(my_cnf), "--web.listen-address", address,
+                          "--no-exporter.leak-detector")
+        assert exporter.run(args) == 1
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert errors == [f"cannot listen on {address}: Address already in use"]
+
+
 def test_a_malformed_listen_address_is_one_error_line_and_exit_2(caplog):
     from agents.commands import exporter
 
@@ -346,3 +365,25 @@ def test_the_exporter_command_refuses_a_binary_web_config_naming_it(tmp_path):
     assert result.returncode != 0
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and str(path) in lines[0] and "not UTF-8 text" in lines[0], result.stderr
+
+
+@pytest.mark.parametrize("text, message", [
+    ("tls_server_config: [\n", "line 2, column 1: expected the node content, but found '<stream end>' "
+                               "(while parsing a flow node)"),
+    ("basic_auth_users: prometheus: x\n", "line 1, column 29: mapping values are not allowed here"),
+])
+def test_a_web_config_that_is_not_yaml_is_one_line_naming_file_and_place(tmp_path, text, message):
+    path = tmp_path / "web.yml"
+    path.write_text(text)
+    with pytest.raises(WebConfigError) as raised:
+        load_web_config(path)
+    assert str(raised.value) == f"{path}: {message}"
+
+
+def test_an_unreadable_web_config_is_one_line(tmp_path):
+    with pytest.raises(WebConfigError) as raised:
+        load_web_config(tmp_path / "absent.yml")
+    assert str(raised.value) == f"{tmp_path / 'absent.yml'}: cannot read: No such file or directory"
+    with pytest.raises(WebConfigError) as raised:
+        load_web_config(tmp_path)  # a directory given by mistake
+    assert str(raised.value) == f"{tmp_path}: cannot read: Is a directory"

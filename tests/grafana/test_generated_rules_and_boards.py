@@ -87,7 +87,36 @@ def test_thresholds_change_the_rules_and_bad_ones_are_one_line(capsys):
     assert exprs["MySQLConnectionsNearLimit"].endswith("> 0.95")
     assert main(["rules", "--set", "history_list_length=lots"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "history_list_length takes a int" in err
+    assert err.count("\n") == 1 and "history_list_length takes a whole number" in err
+
+
+@pytest.mark.parametrize("pair, problem", [
+    ("down_for=banana", "down_for takes a Prometheus duration such as 90s, 5m or 1h30m"),
+    ("lag_for=5m5m", "lag_for takes a Prometheus duration such as 90s, 5m or 1h30m"),
+    ("collector_failing_for=", "collector_failing_for takes a Prometheus duration such as 90s, 5m or 1h30m"),
+    ("connections_used_ratio=nan", "connections_used_ratio takes a number of 0 or more"),
+    ("replication_lag_seconds=-5", "replication_lag_seconds takes a whole number of 0 or more"),
+    ("exporter_jobs=mysql(", "exporter_jobs takes a regular expression (missing ), unterminated subpattern"),
+    ("exporter_jobs=mysql|db\"x", 'exporter_jobs takes a regular expression without " or \\'),
+])
+def test_a_threshold_promtool_would_reject_is_refused_in_one_line(capsys, pair, problem):
+    """Before, these printed rules promtool rejects (or a traceback for nan), with exit status 0."""
+    assert main(["rules", "--set", pair]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(f"mysql-snmp rules: {pair!r}: {problem}")
+
+
+def test_thresholds_in_every_accepted_form_pass_promtool(tmp_path, capsys):
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        pytest.skip("promtool is not installed (Debian package prometheus)")
+    assert main(["rules", "--set", "down_for=1h30m", "--set", "lag_for=90s", "--set", "replication_thread_for=1d",
+                 "--set", "exporter_jobs=mysql|mariadb-.*", "--set", "history_list_length=0"]) == 0
+    path = tmp_path / "mysql.rules.yml"
+    path.write_text(capsys.readouterr().out)
+    checked = subprocess.run([promtool, "check", "rules", str(path)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def test_readme_documents_every_threshold_with_its_default():
