@@ -454,7 +454,7 @@ def load_catalog_file(path: Path) -> Catalog:
     try:
         text = Path(path).read_text()
     except OSError as exc:
-        raise CatalogError(f"{path}: {exc}") from exc
+        raise CatalogError(f"{path}: {describe_load_error(exc)}") from exc
     return parse_catalog(_yaml_document(text, path))
 
 
