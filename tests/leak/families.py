@@ -157,6 +157,19 @@ def ahi_daily(seed: int, days: float) -> Trace:
                  notes=f"AHI up to {peak / MIB:.0f} MiB by day, {night:.0%} of it gone by night")
 
 
+def shifted_dictionary(rng: random.Random, times: list[float], seed: int, level: float,
+                       shifts: list[tuple[float, float]], offsets: tuple[int, int]) -> tuple[list[float], list[float]]:
+    """(values, tables) of a dictionary whose tables and noise wander (correlation time and
+    spread swept by the seed, ``offsets`` apart) and whose level moves by each (time, bytes)
+    of ``shifts`` for good."""
+    tables = table_walk(rng, len(times), 390, 370, 400, 0.7)
+    wander = mean_reverting(rng, times, sweep(seed, 600, 7200, offset=offsets[0]),
+                            sweep(seed, 0.0005, 0.002, offset=offsets[1]) * level)
+    values = [level + n * BYTES_PER_TABLE + w + sum(size for at, size in shifts if t >= at)
+              for t, n, w in zip(times, tables, wander)]
+    return values, tables
+
+
 def steps_up(seed: int, days: float) -> Trace:
     """Schema deployments: the dictionary jumps up 1-10 % now and then and stays there."""
     rng = random.Random(seed)
@@ -164,10 +177,7 @@ def steps_up(seed: int, days: float) -> Trace:
     level = sweep(seed, 50 * MB, 300 * MB)
     count = 3 + seed % 5
     steps = sorted((rng.uniform(0.2, days) * DAY, rng.uniform(0.01, 0.1) * level) for _ in range(count))
-    tables = table_walk(rng, len(times), 390, 370, 400, 0.7)
-    wander = mean_reverting(rng, times, sweep(seed, 600, 7200, offset=1), sweep(seed, 0.0005, 0.002, offset=3) * level)
-    values = [level + n * BYTES_PER_TABLE + w + sum(size for at, size in steps if t >= at)
-              for t, n, w in zip(times, tables, wander)]
+    values, tables = shifted_dictionary(rng, times, seed, level, steps, offsets=(1, 3))
     return trace(f"steps-up/{seed}", DICTIONARY, times, values, tables,
                  notes=f"{count} steps of 1-10 % on {level / MB:.0f} MB")
 
@@ -208,10 +218,7 @@ def sampling_gaps(seed: int, days: float) -> Trace:
     gaps = sorted((rng.uniform(0.3, days - 1) * DAY, rng.uniform(1, 6) * HOUR) for _ in range(4 + seed % 4))
     times = [t for t in full if not any(start <= t < start + length for start, length in gaps)]
     shifts = [(start + length, rng.choice((-1, 1)) * rng.uniform(0.001, 0.01) * level) for start, length in gaps]
-    tables = table_walk(rng, len(times), 390, 370, 400, 0.7)
-    wander = mean_reverting(rng, times, sweep(seed, 600, 7200, offset=2), sweep(seed, 0.0005, 0.002, offset=1) * level)
-    values = [level + n * BYTES_PER_TABLE + w + sum(s for at, s in shifts if t >= at)
-              for t, n, w in zip(times, tables, wander)]
+    values, tables = shifted_dictionary(rng, times, seed, level, shifts, offsets=(2, 1))
     return trace(f"gaps/{seed}", DICTIONARY, times, values, tables,
                  notes=f"{len(gaps)} gaps of 1-6 h, level shifts up to 1 %")
 
