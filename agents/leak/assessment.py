@@ -189,6 +189,11 @@ def _reason(
         return REASON_UNEXPLAINED
     if not 0 < bytes_per_unit <= series.max_bytes_per_unit:
         return REASON_UNEXPLAINED
+    # the tables added over the window must account for most of the bytes, not a few
+    # tables wandering while something else grows
+    added = theil_sen_slope(times, aux) * (times[-1] - times[0])
+    if bytes_per_unit * added < 0.5 * trend.growth:
+        return REASON_UNEXPLAINED
     remainder = [v - bytes_per_unit * a for v, a in zip(values, aux)]
     rest = estimate_trend(times, remainder, config.step_factor, series.resolution_bytes)
     if rest.z >= config.significance_z:
