@@ -37,7 +37,8 @@ Requests are answered from the last collection (every --refresh seconds); when M
 be reached its objects answer noSuchInstance while myAgentMysqlUp and myAgentLastError say why.
 The memory leak detector fills myLeakTable and sends leakDetected / leakCleared through snmpd
 (trap2sink / trapsess in snmpd.conf) on each state change; its history survives restarts in
---leak-state (default /var/lib/mysql-snmp/leak-state.<target>.json).
+--leak-state (default /var/lib/mysql-snmp/leak-state.agentx.<target>.json: the exporter keeps
+its own, leak-state.exporter.<target>.json, so both can watch one server).
 Exit status: 0 after SIGTERM/SIGINT, 2 for a broken configuration.
 """
 
@@ -71,7 +72,7 @@ def register(subparsers) -> None:
                       help="YAML file whose leak: section configures the detector (default settings without it)")
     leak.add_argument("--leak-state", metavar="FILE",
                       help="file keeping the detector's history across restarts (default: the leak: section's "
-                      "state_file, else /var/lib/mysql-snmp/leak-state.<target>.json)")
+                      "state_file, else /var/lib/mysql-snmp/leak-state.agentx.<target>.json)")
     leak.add_argument("--no-leak", dest="leak", action="store_false",
                       help="do not run the leak detector (myLeakTable stays empty, no leak notifications)")
     add_perl_agent_options(parser)
@@ -148,7 +149,7 @@ def build_agent(args, hooks=()) -> Agent:
         from agents.leak.setup import build_leak_detector, describe_watched
 
         try:
-            detector = build_leak_detector(collector.settings.target, args.leak_config, args.leak_state)
+            detector = build_leak_detector(collector.settings.target, args.leak_config, args.leak_state, agent="agentx")
         except ValueError:
             collector.close()
             raise

@@ -93,7 +93,8 @@ class ExporterApp:
         from agents.leak.setup import build_leak_detector, describe_watched
 
         try:
-            detector = build_leak_detector(target, self.config.leak_config, self.config.leak_state_file)
+            detector = build_leak_detector(target, self.config.leak_config, self.config.leak_state_file,
+                                           agent="exporter")
         except LeakConfigError as exc:
             raise ConfigError(str(exc)) from None
         log.info("leak detector watching %s", describe_watched(detector))

@@ -136,7 +136,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            "(mysql_leak_*; default settings without it)")
     cost.add_argument("--exporter.leak-state-file", dest="leak_state_file", metavar="FILE",
                       help="file keeping the leak detector's history across restarts (default: the leak: "
-                           "section's state_file, else /var/lib/mysql-snmp/leak-state.<target>.json)")
+                           "section's state_file, else /var/lib/mysql-snmp/leak-state.exporter.<target>.json; "
+                           "the AgentX agent keeps its own)")
     add_bool_flag(cost, "exporter.leak-detector", True, "run the memory leak detector on the /metrics target")
 
     collectors = parser.add_argument_group("collectors")

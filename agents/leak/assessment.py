@@ -2,17 +2,19 @@
 
 Three questions, each answered per trend window (15 min, 30 min, 2 h, 6 h by default):
 
-1. Growing?  Mann-Kendall says the binned series rises, and the Theil-Sen rate is above
-   the series' minimum rate.  Noise fails the test; a one-off step does not count (only
-   pairs of points on one side of it do); a saturating warm-up passes it for a while.
-2. Above the baseline?  The current level clears the highest level of the history
-   before the window by a margin.  A warm-up after a restart returns to the old level and
-   a daily cycle to yesterday's peak, so neither clears it; a leak keeps setting new highs.
-   With less than a day of history the margin is several times the baseline's whole range:
-   the agent cannot yet know the daily cycle, so it only trusts growth out of a flat past
-   -- or growth that no change in the table count could explain (the seed's leak).
+1. Growing?  Mann-Kendall (its variance corrected for autocorrelation) says the binned
+   series rises, the Theil-Sen rate is above the series' minimum rate, and the growth over
+   the window is more than the series' own noise could produce.  One-off steps and gaps
+   do not count (only pairs of points on one side of them do).
+2. A leak?  The current level clears the highest level of the history before the window
+   by a margin tied to the series' noise scale, measured on that history.  A warm-up after
+   a restart returns to the old level and a daily cycle to yesterday's peak, so neither
+   clears it; a leak keeps setting new highs.  With less than ``mature_baseline_seconds``
+   (a day) of history a daily cycle cannot be known yet, so nothing is confirmed: growth to
+   a level not seen since the agent started is ``suspect`` at most.
 3. Why?  When the explanatory series (Open_table_definitions) grows with it and the bytes
    per added table are plausible, the reason is ``tables``; otherwise ``unexplained``.
+   A flat table count explains nothing and confirms nothing on its own.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 
 from agents.leak.config import LeakConfig, SeriesConfig
 from agents.leak.history import Baseline, SeriesHistory
-from agents.leak.trend import Trend, estimate_trend, mann_kendall_z, theil_sen_slope
+from agents.leak.trend import Trend, autocorrelation_factor, estimate_trend, mann_kendall_z, theil_sen_slope
 
 REASON_NONE = "none"
 REASON_TABLES = "tables"
@@ -74,10 +76,14 @@ class Assessment:
     def evidence(self) -> WindowVerdict | None:
         """The window the reported rate comes from.
 
-        The growing window with the highest rate: right after onset the longer windows
-        still hold the flat past and understate the rate; on an established linear leak
-        all windows agree.  When nothing grows, the shortest window judged.
+        The longest window that confirms: the most points, and its rate is that of its
+        points above the baseline (the flat past before the onset left out).  Else the
+        growing window with the highest rate: right after onset the longer windows still
+        hold the flat past and understate it.  When nothing grows, the shortest window judged.
         """
+        confirmed = [v for v in self.verdicts if v.confirmed]
+        if confirmed:
+            return max(confirmed, key=lambda v: v.seconds)
         growing = [v for v in self.verdicts if v.growing]
         if growing:
             return max(growing, key=lambda v: v.rate_per_second)
@@ -102,65 +108,65 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
         points = history.window(now, seconds, config.window_points)
         if points.coverage < config.min_coverage or len(points.times) < 5:
             continue
-        trend = estimate_trend(points.times, points.values, config.step_factor, series.resolution_bytes)
-        growing = trend.z >= config.significance_z and trend.rate_per_hour >= series.min_rate_bytes_per_hour
+        trend = estimate_trend(points.times, points.values, config.step_factor, series.resolution_bytes,
+                               correct_above=config.significance_z,
+                               autocorrelation=lambda: prior_autocorrelation(history, series, config, now, seconds))
+        baseline = history.baseline(now, seconds)
+        margin = _margin(baseline, series, config)
+        growing = (trend.z >= config.significance_z and trend.rate_per_hour >= series.min_rate_bytes_per_hour
+                   and trend.growth >= margin)
         new_high = above = False
         if growing:
-            baseline = history.baseline(now, seconds)
             new_high = baseline is None or level > baseline.high
-            above = baseline is not None and _above_baseline(baseline, series, config, seconds, level)
-            high = baseline.high if above else None
-            if not above and _beyond_any_table_growth(trend, points.aux, series, seconds, config):
-                above, high = True, level - trend.growth
-            new_high = new_high or above
+            above = baseline is not None and _mature(baseline, config, seconds) and level - baseline.high >= margin
             if above and baseline_high is None:
-                baseline_high = high
+                baseline_high = baseline.high
         reason = _reason(trend, points.times, points.values, points.aux, series, config) if growing else REASON_NONE
         rate = trend.slope_per_second
-        if above and high is not None:
-            rate = max(rate, _rate_above(points.times, points.values, high, series, config) or rate)
+        if above:
+            rate = _rate_above(points.times, points.values, baseline.typical, series, config) or rate
         verdicts.append(WindowVerdict(seconds, trend, growing, new_high, above, reason, rate))
     if not verdicts:
         return None
     return Assessment(now, level, tuple(verdicts), baseline_high)
 
 
-def _above_baseline(baseline: Baseline, series: SeriesConfig, config: LeakConfig, window: float, level: float) -> bool:
-    if baseline.span_seconds < max(window, config.min_baseline_seconds):
-        return False
-    if baseline.span_seconds >= config.mature_baseline_seconds:
-        spread = config.mature_margin_factor * baseline.detrended_range
-    else:
-        spread = config.young_margin_factor * baseline.range
-    margin = max(series.min_growth_bytes, spread)
-    return level - baseline.high >= margin
+def prior_autocorrelation(history: SeriesHistory, series: SeriesConfig, config: LeakConfig,
+                          now: float, seconds: float) -> float | None:
+    """The Hamed-Rao factor of the window just before this one: how the series' own noise
+    is correlated at this window's spacing, measured where a fresh leak is not yet."""
+    before = history.window(now - seconds, seconds, config.window_points)
+    if before.coverage < config.min_coverage or len(before.times) < 5:
+        return None
+    trend = estimate_trend(before.times, before.values, config.step_factor, series.resolution_bytes,
+                           correct_above=float("inf"))
+    return autocorrelation_factor(before.times, before.values, trend.slope_per_second)
+
+
+def _margin(baseline: Baseline | None, series: SeriesConfig, config: LeakConfig) -> float:
+    """Growth the series' own wander cannot produce: a multiple of its noise scale."""
+    noise = baseline.noise if baseline is not None else 0.0
+    return max(series.min_growth_bytes, config.noise_margin_factor * noise)
+
+
+def _mature(baseline: Baseline, config: LeakConfig, window: float) -> bool:
+    """Enough history before the window to know the series' daily cycle and noise."""
+    return baseline.span_seconds >= max(window, config.min_baseline_seconds, config.mature_baseline_seconds)
 
 
 def _rate_above(times: list[float], values: list[float], high: float, series: SeriesConfig,
                 config: LeakConfig) -> float | None:
-    """Slope of the window's last points above ``high`` (since it last touched it)."""
+    """Slope of the window's last points above ``high`` (since it last touched it).
+
+    Called with the baseline's typical level, not its high-water mark: on a wandering
+    series the points above the high are those of an upward excursion, whose slope
+    overstates the leak's; the last time at the usual level is close to the onset."""
     start = len(values)
     while start > 0 and values[start - 1] > high:
         start -= 1
     if len(values) - start < 5:
         return None
     return estimate_trend(times[start:], values[start:], config.step_factor, series.resolution_bytes).slope_per_second
-
-
-def _beyond_any_table_growth(
-    trend: Trend, aux: list[float] | None, series: SeriesConfig, seconds: float, config: LeakConfig
-) -> bool:
-    """Growth no change in the table count can explain, even at a generous size per table.
-
-    This is the seed's leak seen without a flat past to compare with (the agent started
-    on an already leaking server): a daily cycle or a warm-up of the dictionary comes with
-    tables opened, this does not.  Only windows of at least ``min_baseline_seconds``, so a
-    short burst cannot pass for it.
-    """
-    if series.explained_by is None or aux is None or seconds < config.min_baseline_seconds:
-        return False
-    possible = series.max_bytes_per_unit * (max(aux) - min(aux))
-    return trend.growth > 2 * possible + series.min_growth_bytes
 
 
 def _reason(
@@ -182,6 +188,11 @@ def _reason(
     except ValueError:
         return REASON_UNEXPLAINED
     if not 0 < bytes_per_unit <= series.max_bytes_per_unit:
+        return REASON_UNEXPLAINED
+    # the tables added over the window must account for most of the bytes, not a few
+    # tables wandering while something else grows
+    added = theil_sen_slope(times, aux) * (times[-1] - times[0])
+    if bytes_per_unit * added < 0.5 * trend.growth:
         return REASON_UNEXPLAINED
     remainder = [v - bytes_per_unit * a for v, a in zip(values, aux)]
     rest = estimate_trend(times, remainder, config.step_factor, series.resolution_bytes)

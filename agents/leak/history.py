@@ -45,6 +45,10 @@ class Baseline:
     high: float
     range: float  # high - low
     detrended_range: float  # range around the baseline's own linear trend (a daily cycle's amplitude)
+    # How far the series wanders on its own: the larger of the robust spread (1.4826 x MAD)
+    # of the bucket means around that trend and the typical half-range inside a bucket.
+    noise: float = 0.0
+    typical: float = 0.0  # median of the bucket means: where the series usually is
 
 
 @dataclass(frozen=True)
@@ -171,6 +175,7 @@ class SeriesHistory:
 
         Groups are aligned to multiples of their width, so a group keeps its members from
         one evaluation to the next; only groups that start inside the window count.
+        ``now`` in the past gives an earlier window (the bins kept allowing).
         """
         width = max(self.bin_seconds, seconds / points)
         groups = self._groups.get(width)
@@ -182,6 +187,8 @@ class SeriesHistory:
         times, values, aux = [], [], []
         aux_complete = True
         for group in reversed(groups):
+            if group.key * width >= now:
+                continue
             if group.key * width < start:
                 break
             t, value, group_aux = group.point(self.bin_seconds)
@@ -228,7 +235,14 @@ class SeriesHistory:
         residual_high = max(b.high - slope * b.start for b in buckets)
         residual_low = min(b.low - slope * b.start for b in buckets)
         span = buckets[-1].start + self.bucket_seconds - buckets[0].start
-        return Baseline(span, high, high - low, residual_high - residual_low)
+        residual_means = [b.mean - slope * b.start for b in buckets]
+        centre = median(residual_means)
+        spread = 1.4826 * median([abs(r - centre) for r in residual_means])
+        # the trend's own climb across a bucket is not noise
+        climb = abs(slope) * self.bucket_seconds
+        inside = median([max(0.0, b.high - b.low - climb) / 2 for b in buckets])
+        typical = median([b.mean for b in buckets])
+        return Baseline(span, high, high - low, residual_high - residual_low, max(spread, inside), typical)
 
     # -- persistence -------------------------------------------------------------------
 

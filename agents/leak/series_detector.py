@@ -71,7 +71,9 @@ class SeriesDetector:
         self.config = config
         self.history = SeriesHistory(
             bin_seconds=config.bin_seconds,
-            bins_kept=config.longest_window + config.bin_seconds,
+            # twice the longest window: the window before each one measures the noise's
+            # autocorrelation (assessment.prior_autocorrelation)
+            bins_kept=2 * config.longest_window + config.bin_seconds,
             bucket_seconds=config.baseline_bucket_seconds,
             baseline_seconds=config.baseline_seconds,
         )

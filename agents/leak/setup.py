@@ -6,13 +6,18 @@ kept, first match wins:
 
 1. the state-file flag (``--leak-state`` / ``--exporter.leak-state-file``), as given;
 2. ``state_file`` in the YAML section (empty or null: keep no history);
-3. ``/var/lib/mysql-snmp/leak-state.<target>.json``: one file per target, so agents
-   watching different servers never share (and overwrite) each other's baseline.
+3. ``/var/lib/mysql-snmp/leak-state.<agent>.<target>.json``: one file per agent and target,
+   so agents watching different servers -- or the exporter and the AgentX agent watching
+   the same one -- never share (and overwrite) each other's history.  Releases before
+   this kept ``leak-state.<target>.json`` for both agents: when an agent's own file does
+   not exist yet, it starts from a copy of that shared file, so no history is lost.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -20,6 +25,10 @@ from typing import Any, Mapping
 from agents.leak.config import DEFAULT_STATE_FILE, LeakConfig, LeakConfigError, load_leak_config
 from agents.leak.detector import LeakDetector
 from agents.leak.state_file import state_path_for_target
+
+log = logging.getLogger(__name__)
+
+AGENTS = ("exporter", "agentx")
 
 
 def read_leak_section(config_file: str | os.PathLike | None) -> Mapping[str, Any] | None:
@@ -42,25 +51,49 @@ def read_leak_section(config_file: str | os.PathLike | None) -> Mapping[str, Any
     return section
 
 
+def default_state_path(agent: str, target: str, base: str | os.PathLike = DEFAULT_STATE_FILE) -> Path:
+    """``leak-state.json``, ``agentx``, ``db1:3306`` -> ``leak-state.agentx.db1_3306.json``."""
+    if agent not in AGENTS:
+        raise ValueError(f"agent must be one of {AGENTS}, not {agent!r}")
+    base = Path(base)
+    return state_path_for_target(base.with_name(f"{base.stem}.{agent}{base.suffix}"), target)
+
+
+def adopt_shared_history(path: Path, target: str, base: str | os.PathLike = DEFAULT_STATE_FILE) -> None:
+    """Start an agent's own file from the file both agents shared before (left in place for the other)."""
+    shared = state_path_for_target(base, target)
+    if path.exists() or not shared.is_file():
+        return
+    try:
+        shutil.copyfile(shared, path)
+        log.info("leak detector history: %s starts from a copy of %s", path, shared)
+    except OSError as exc:
+        log.warning("cannot copy leak history %s to %s (%s): starting without it", shared, path, exc)
+
+
 def state_path(section: Mapping[str, Any] | None, config: LeakConfig, target: str,
-               state_file: str | os.PathLike | None = None) -> Path | None:
+               state_file: str | os.PathLike | None, agent: str) -> Path | None:
     """Where this target's history is kept (None: nowhere); see the module docstring."""
     if state_file:
         return Path(state_file)
     if section and "state_file" in section:
         return Path(config.state_file) if config.state_file else None
-    return state_path_for_target(DEFAULT_STATE_FILE, target)
+    return default_state_path(agent, target)
 
 
 def build_leak_detector(target: str, config_file: str | os.PathLike | None = None,
-                        state_file: str | os.PathLike | None = None) -> LeakDetector:
-    """The detector of one target; raises LeakConfigError (naming the file) on a bad config."""
+                        state_file: str | os.PathLike | None = None, *, agent: str) -> LeakDetector:
+    """The detector of one target for ``agent`` (exporter or agentx); raises LeakConfigError
+    (naming the file) on a bad config."""
     section = read_leak_section(config_file)
     try:
         config = load_leak_config(section)
     except LeakConfigError as exc:
         raise LeakConfigError(f"{config_file}: {exc}") from None
-    return LeakDetector(config, state_path=state_path(section, config, target, state_file))
+    path = state_path(section, config, target, state_file, agent)
+    if path is not None and path == default_state_path(agent, target):
+        adopt_shared_history(path, target)
+    return LeakDetector(config, state_path=path)
 
 
 def describe_watched(detector: LeakDetector) -> str:

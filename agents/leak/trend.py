@@ -8,6 +8,11 @@
 - Steps: a one-off jump (schema deployment, restart) between two samples is an outlier
   among the increments; the statistics then use only pairs of points on the same side
   of it, so the jump counts for nothing and the trends before and after it still count.
+  A gap in the times (no samples for a while) splits the series the same way.
+- Autocorrelation: Mann-Kendall's variance assumes independent points.  Memory counters
+  wander (a mean-reverting walk), and positively correlated points make any wander look
+  significant; the variance is inflated by the Hamed-Rao factor, estimated from the
+  autocorrelation of the ranks of the detrended series.
 
 Windows here are kept to a few dozen points (the detector bins samples first), so
 the O(n^2) pair loops stay cheap.
@@ -17,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 
 def median(values: Sequence[float]) -> float:
@@ -94,6 +99,56 @@ def mann_kendall_z(values: Sequence[float], segments: Sequence[tuple[int, int]] 
     return 0.0
 
 
+def _ranks(values: Sequence[float]) -> list[float]:
+    """Ranks from 1, tied values sharing their average rank."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2.0 + 1.0
+        i = j + 1
+    return ranks
+
+
+def autocorrelation_factor(times: Sequence[float], values: Sequence[float], slope: float) -> float:
+    """Hamed-Rao (1998) variance inflation n/n* of the Mann-Kendall statistic, at least 1.
+
+    The lag-k autocorrelations of the ranks of the detrended series, those significant at
+    5 %, weighted as in the variance of S.  Only inflation is applied: a negative
+    correlation would make a trend look more significant, and caution is the point.
+    """
+    n = len(values)
+    if n < 5:
+        return 1.0
+    ranks = _ranks([v - slope * t for t, v in zip(times, values)])
+    mean = sum(ranks) / n
+    centred = [r - mean for r in ranks]
+    denominator = sum(c * c for c in centred)
+    if denominator == 0:
+        return 1.0
+    bound = 1.96 / math.sqrt(n)
+    total = 0.0
+    # lags up to a third of the series: beyond, too few pairs to estimate a correlation
+    for k in range(1, max(2, n // 3 + 1)):
+        rho = sum(centred[i] * centred[i + k] for i in range(n - k)) / denominator
+        if abs(rho) > bound:
+            total += (n - k) * (n - k - 1) * (n - k - 2) * rho
+    return max(1.0, 1.0 + 2.0 * total / (n * (n - 1) * (n - 2)))
+
+
+def find_gaps(times: Sequence[float], factor: float = 3.0) -> list[int]:
+    """Indices after a gap: a time step over ``factor`` times the median step."""
+    if len(times) < 3:
+        return []
+    steps = [b - a for a, b in zip(times, times[1:])]
+    typical = median(steps)
+    return [i + 1 for i, d in enumerate(steps) if d > factor * typical]
+
+
 def find_steps(values: Sequence[float], step_factor: float, resolution: float) -> list[int]:
     """Indices where a one-off jump lands (the jump is between index-1 and index).
 
@@ -125,7 +180,8 @@ class Trend:
     z: float
     points: int
     span_seconds: float
-    steps: int  # one-off jumps left out of the estimate
+    steps: int  # one-off jumps (and gaps) left out of the estimate
+    autocorrelation: float = 1.0  # the Hamed-Rao factor the variance was inflated by
 
     @property
     def rate_per_hour(self) -> float:
@@ -141,22 +197,37 @@ def estimate_trend(
     values: Sequence[float],
     step_factor: float = 8.0,
     resolution: float = 1.0,
+    correct_above: float = 0.0,
+    autocorrelation: Callable[[], float | None] | None = None,
 ) -> Trend:
-    """Theil-Sen slope and Mann-Kendall Z of time-ordered points, one-off steps left out."""
+    """Theil-Sen slope and Mann-Kendall Z of time-ordered points, one-off steps and gaps left
+    out, Z corrected for autocorrelation.  The correction only ever lowers Z, so it is
+    skipped (to save its cost) when Z is at most ``correct_above`` already.
+
+    ``autocorrelation`` gives the factor measured elsewhere (the same series' noise before
+    the window): the window's own residuals around one straight line are correlated
+    whenever growth starts inside it, which would hide every leak's onset.  When it gives
+    None, the factor comes from the window itself."""
     if len(times) != len(values):
         raise ValueError("times and values differ in length")
     if len(times) < 3:
         raise ValueError("a trend needs at least three points")
-    steps = find_steps(values, step_factor, resolution)
+    steps = sorted(set(find_steps(values, step_factor, resolution)) | set(find_gaps(times)))
     segments = segments_between(steps, len(values))
     try:
         slope = theil_sen_slope(times, values, segments)
     except ValueError:  # every segment a single point: nothing but steps
         slope = 0.0
+    z = mann_kendall_z(values, segments)
+    factor = 1.0
+    if z > correct_above:
+        measured = autocorrelation() if autocorrelation is not None else None
+        factor = measured if measured is not None else autocorrelation_factor(times, values, slope)
     return Trend(
         slope_per_second=slope,
-        z=mann_kendall_z(values, segments),
+        z=z / math.sqrt(factor),
         points=len(times),
         span_seconds=times[-1] - times[0],
         steps=len(steps),
+        autocorrelation=factor,
     )

@@ -64,5 +64,5 @@ def test_a_listed_series_keeps_its_builtin_settings_unless_overridden():
                                           {"name": "process_resident_memory_bytes"}]})
     dictionary, rss = config.series
     assert dictionary.explained_by == "status_open_table_definitions"
-    assert dictionary.min_rate_bytes_per_hour == 512 * 1024 and dictionary.min_growth_bytes == 1e6
+    assert dictionary.min_rate_bytes_per_hour == 256 * 1024 and dictionary.min_growth_bytes == 1e6
     assert rss.limit_series == ("process_cgroup_memory_limit_bytes", "host_memory_total_bytes")

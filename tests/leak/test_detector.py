@@ -11,6 +11,8 @@ from agents.leak.series_detector import LEAKING, OK
 from agents.snapshot import Snapshot, labels_of
 
 HOUR = synthetic.HOUR
+# day one (only suspect) shortened to 3 h, so the leak traces stay short
+SHORT_DAY_ONE = {"mature_baseline_seconds": 3 * HOUR}
 DICT = "innodb_mem_dictionary_bytes"
 DICT_LABELS = labels_of(series=DICT)
 
@@ -36,7 +38,7 @@ def feed(detector, trace, extra_values=None):
 
 def test_seed_leak_sets_leak_values_and_records_events(tmp_path):
     trace = synthetic.dictionary_leak(days=0.25, onset=4 * HOUR)
-    detector = LeakDetector({"series": [{"name": DICT, "explained_by": "status_open_table_definitions"}]},
+    detector = LeakDetector({"series": [{"name": DICT, "explained_by": "status_open_table_definitions"}], **SHORT_DAY_ONE},
                             state_path=tmp_path / "leak.json")
     heard = []
     detector.listeners.append(heard.append)
@@ -111,7 +113,7 @@ def test_history_and_state_survive_a_restart(tmp_path):
     path = tmp_path / "leak-state.json"
     trace = synthetic.dictionary_leak(days=0.25, onset=4 * HOUR)
     rows = list(trace.rows())
-    first = LeakDetector({"series": [{"name": DICT, "explained_by": "status_open_table_definitions"}]},
+    first = LeakDetector({"series": [{"name": DICT, "explained_by": "status_open_table_definitions"}], **SHORT_DAY_ONE},
                          state_path=path)
     half = len(rows) * 3 // 4
     for t, value, aux in rows[:half]:
@@ -122,7 +124,7 @@ def test_history_and_state_survive_a_restart(tmp_path):
     assert saved["version"] == 1 and DICT in saved["series"]
     assert not [p for p in path.parent.iterdir() if p.name != path.name]  # no temporary files left
 
-    second = LeakDetector({"series": [{"name": DICT, "explained_by": "status_open_table_definitions"}]},
+    second = LeakDetector({"series": [{"name": DICT, "explained_by": "status_open_table_definitions"}], **SHORT_DAY_ONE},
                           state_path=path)
     events = []
     for t, value, aux in rows[half:]:

@@ -41,6 +41,7 @@ leak:
   window_points: 10
   baseline_bucket_seconds: 0.5
   min_baseline_seconds: 2
+  mature_baseline_seconds: 2
   suspect_clear_seconds: 5
   leaking_clear_seconds: 60
   save_every_seconds: 1

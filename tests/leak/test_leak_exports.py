@@ -12,7 +12,7 @@ DICT = "innodb_mem_dictionary_bytes"
 
 
 def leaking_snapshot():
-    detector = LeakDetector({"state_file": None, "series": [{"name": DICT}]})
+    detector = LeakDetector({"state_file": None, "series": [{"name": DICT}], "mature_baseline_seconds": 3 * 3600})
     trace = synthetic.dictionary_leak(days=0.22, onset=4 * synthetic.HOUR)
     snapshot = None
     for t, value, _ in trace.rows():

@@ -33,7 +33,7 @@ def test_leak_detected_and_cleared_reach_snmptrapd(tmp_path, trap_receiver):
     snmpd = TrapForwardingSnmpd(tmp_path / "snmpd", trap_port=trap_port)
     snmpd.start()
     layout = TreeLayout.from_catalog(catalog)
-    detector = LeakDetector({"state_file": None, "series": [{"name": SERIES}]})
+    detector = LeakDetector({"state_file": None, "series": [{"name": SERIES}], "mature_baseline_seconds": 3 * 3600})
     current = {"view": build_view(layout, Snapshot("db1", 0.0, False))}
     try:
         with InProcessAgent(snmpd, current["view"], [catalog.new_root],

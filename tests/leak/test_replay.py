@@ -1,8 +1,10 @@
 """``mysql-snmp leak replay``: output format, robustness to unsorted rows, gaps and bad rows."""
 
 import argparse
+import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +24,14 @@ def run_cli(capsys, *argv):
     return code, [json.loads(line) for line in out.splitlines()], err
 
 
+@pytest.fixture
+def short_day(tmp_path):
+    """A config whose day one (only ``suspect``) lasts 3 h, so the leak traces stay short."""
+    path = tmp_path / "short-day.yml"
+    path.write_text("leak:\n  mature_baseline_seconds: 10800\n")
+    return str(path)
+
+
 def write_trace(path, trace, order=None, with_aux=True):
     rows = list(trace.rows())
     if order is not None:
@@ -32,11 +42,12 @@ def write_trace(path, trace, order=None, with_aux=True):
     path.write_text("\n".join(lines) + "\n")
 
 
-def test_seed_leak_trace_prints_one_json_object_per_state_change(tmp_path, capsys):
+def test_seed_leak_trace_prints_one_json_object_per_state_change(tmp_path, capsys, short_day):
     trace = synthetic.dictionary_leak(days=0.25, onset=4 * HOUR)
     path = tmp_path / "seed.csv"
     write_trace(path, trace)
-    code, records, err = run_cli(capsys, "--input", str(path), "--series", "innodb_mem_dictionary_bytes")
+    code, records, err = run_cli(capsys, "--input", str(path), "--series", "innodb_mem_dictionary_bytes",
+                                 "--config", short_day)
     assert code == 0 and err == ""
     assert [r["state"] for r in records] == ["suspect", "leaking"]
     for record in records:
@@ -48,20 +59,20 @@ def test_seed_leak_trace_prints_one_json_object_per_state_change(tmp_path, capsy
     assert 0.5 < leaking["rate_bytes_per_hour"] / trace.rate_bytes_per_hour < 1.5
 
 
-def test_unsorted_rows_give_the_same_changes_as_sorted(tmp_path, capsys):
+def test_unsorted_rows_give_the_same_changes_as_sorted(tmp_path, capsys, short_day):
     trace = synthetic.dictionary_leak(days=0.25, onset=4 * HOUR)
     write_trace(tmp_path / "sorted.csv", trace)
     write_trace(tmp_path / "reversed.csv", trace, order=lambda n: range(n - 1, -1, -1))
-    _, in_order, _ = run_cli(capsys, "--input", str(tmp_path / "sorted.csv"))
-    _, reversed_order, _ = run_cli(capsys, "--input", str(tmp_path / "reversed.csv"))
+    _, in_order, _ = run_cli(capsys, "--input", str(tmp_path / "sorted.csv"), "--config", short_day)
+    _, reversed_order, _ = run_cli(capsys, "--input", str(tmp_path / "reversed.csv"), "--config", short_day)
     assert reversed_order == in_order and in_order
 
 
-def test_table_growth_trace_reports_reason_tables_and_forecast_with_a_limit(tmp_path, capsys):
+def test_table_growth_trace_reports_reason_tables_and_forecast_with_a_limit(tmp_path, capsys, short_day):
     trace = synthetic.table_growth(days=0.5, onset=4 * HOUR, hours=3)
     path = tmp_path / "tables.csv"
     write_trace(path, trace)
-    code, records, _ = run_cli(capsys, "--input", str(path), "--limit-bytes", str(1024**3))
+    code, records, _ = run_cli(capsys, "--input", str(path), "--limit-bytes", str(1024**3), "--config", short_day)
     assert code == 0
     leaking = next(r for r in records if r["state"] == "leaking")
     assert leaking["reason"] == "tables"
@@ -131,7 +142,7 @@ def test_config_file_thresholds_apply(tmp_path, capsys):
     assert code == 2 and "windows_seconds" in err
 
 
-def test_console_command_end_to_end(tmp_path):
+def test_console_command_end_to_end(tmp_path, short_day):
     import subprocess
     import sys
     from pathlib import Path
@@ -140,7 +151,8 @@ def test_console_command_end_to_end(tmp_path):
     write_trace(tmp_path / "seed.csv", trace)
     (tmp_path / "bad.csv").write_text("timestamp,value\n0,1\n15,x\n")
     repo = Path(__file__).resolve().parents[2]
-    command = [sys.executable, "-m", "agents.cli", "leak", "replay", "--series", "innodb_mem_dictionary_bytes"]
+    command = [sys.executable, "-m", "agents.cli", "leak", "replay", "--series", "innodb_mem_dictionary_bytes",
+               "--config", short_day]
     good = subprocess.run([*command, "--input", str(tmp_path / "seed.csv")], capture_output=True, text=True,
                           cwd=repo, timeout=120)
     assert good.returncode == 0, good.stderr
@@ -151,16 +163,52 @@ def test_console_command_end_to_end(tmp_path):
     assert bad.stderr.strip() == f"mysql-snmp leak replay: {tmp_path / 'bad.csv'}:3: value 'x' is not a number"
 
 
-def test_series_aliases_and_unknown_series(tmp_path, capsys):
+def test_series_aliases_and_unknown_series(tmp_path, capsys, short_day):
     trace = synthetic.table_growth(days=0.5, onset=4 * HOUR, hours=3)
     write_trace(tmp_path / "tables.csv", trace)
-    _, canonical, _ = run_cli(capsys, "--input", str(tmp_path / "tables.csv"), "--series", "innodb_mem_dictionary_bytes")
+    _, canonical, _ = run_cli(capsys, "--input", str(tmp_path / "tables.csv"), "--series", "innodb_mem_dictionary_bytes",
+                              "--config", short_day)
     code, alias, err = run_cli(capsys, "--input", str(tmp_path / "tables.csv"),
-                               "--series", "innodb_dictionary_memory_bytes")
+                               "--series", "innodb_dictionary_memory_bytes", "--config", short_day)
     assert code == 0 and err == "" and alias == canonical
     # an unknown series gets generic thresholds, a warning, and still uses the trace's table counts
     faster = synthetic.table_growth(days=0.5, onset=4 * HOUR, hours=3, tables_per_hour=1000)  # 2.1 MiB/h
     write_trace(tmp_path / "faster.csv", faster)
-    code, generic, err = run_cli(capsys, "--input", str(tmp_path / "faster.csv"), "--series", "my_gauge_bytes")
+    code, generic, err = run_cli(capsys, "--input", str(tmp_path / "faster.csv"), "--series", "my_gauge_bytes",
+                                 "--config", short_day)
     assert code == 0 and "my_gauge_bytes is not a watched memory series" in err
     assert next(r for r in generic if r["state"] == "leaking")["reason"] == "tables"
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "mariadb-tables-trace.csv"
+
+
+def _phases(path):
+    """First and last timestamp of each phase of a trace recorded by tests/bench/record_leak_trace.py."""
+    spans = {}
+    with path.open() as stream:
+        for row in csv.DictReader(line for line in stream if not line.startswith("#")):
+            t = float(row["timestamp"])
+            first, _ = spans.get(row["phase"], (t, t))
+            spans[row["phase"]] = (first, t)
+    return spans
+
+
+def test_recorded_mariadb_trace_is_ok_while_steady_and_tables_while_tables_are_opened(capsys):
+    # 36 minutes of a real MariaDB 10.11 (tests/bench/record_leak_trace.py): a read/write mix,
+    # then 952 tables created and opened with table_definition_cache=20000, then dropped.
+    # Less than a day of history, so the growth is suspect at most.
+    phases = _phases(FIXTURE)
+    assert set(phases) == {"steady", "growth", "dropped"}
+    code, records, err = run_cli(capsys, "--input", str(FIXTURE), "--series", "innodb_mem_dictionary_bytes")
+    assert code == 0 and err == ""
+    growth_start, growth_end = phases["growth"]
+    assert records, "the growth phase went unnoticed"
+    assert all(r["t"] > growth_start for r in records)  # the whole steady phase stays ok
+    first = records[0]
+    assert first["state"] == "suspect" and first["reason"] == "tables"
+    assert first["t"] <= growth_end
+    assert all(r["state"] != "leaking" for r in records)
+    # the rate is that of the tables (2,248 bytes each, 96 a minute); at the first suspect
+    # the 15-min window still holds minutes of the flat past before the growth
+    assert 0.3 < first["rate_bytes_per_hour"] / (2248 * 96 * 60) < 1.1

@@ -3,7 +3,7 @@
 import pytest
 
 from agents.leak.config import LeakConfigError
-from agents.leak.setup import build_leak_detector, describe_watched
+from agents.leak.setup import adopt_shared_history, build_leak_detector, default_state_path, describe_watched
 
 
 def write(path, text):
@@ -11,30 +11,53 @@ def write(path, text):
     return path
 
 
-def test_without_flags_each_target_gets_its_file_under_var_lib():
-    detector = build_leak_detector("db1:3306")
-    assert str(detector.state_path) == "/var/lib/mysql-snmp/leak-state.db1_3306.json"
+def test_without_flags_each_agent_and_target_gets_its_file_under_var_lib():
+    detector = build_leak_detector("db1:3306", agent="exporter")
+    assert str(detector.state_path) == "/var/lib/mysql-snmp/leak-state.exporter.db1_3306.json"
     assert [s.name for s in detector.config.series][0] == "innodb_mem_dictionary_bytes"
+
+
+def test_exporter_and_agentx_watching_one_server_keep_separate_default_files():
+    exporter = build_leak_detector("db1:3306", agent="exporter").state_path
+    agentx = build_leak_detector("db1:3306", agent="agentx").state_path
+    assert str(agentx) == "/var/lib/mysql-snmp/leak-state.agentx.db1_3306.json"
+    assert exporter != agentx
+    with pytest.raises(ValueError, match="agent must be one of"):
+        default_state_path("snmpd", "db1")
+
+
+def test_both_agents_start_from_the_history_they_used_to_share(tmp_path):
+    base = tmp_path / "leak-state.json"
+    shared = tmp_path / "leak-state.db1_3306.json"
+    shared.write_text('{"version": 1, "saved_at": 5, "series": {}}')
+    for agent in ("exporter", "agentx"):
+        own = default_state_path(agent, "db1:3306", base)
+        adopt_shared_history(own, "db1:3306", base)
+        assert own.read_text() == shared.read_text()
+        own.write_text("newer")  # an agent's own file, once there, is never replaced
+        adopt_shared_history(own, "db1:3306", base)
+        assert own.read_text() == "newer"
+    assert shared.exists()
 
 
 def test_state_flag_wins_over_the_config_file(tmp_path):
     config = write(tmp_path / "leak.yml", f"leak:\n  state_file: {tmp_path / 'from-yaml.json'}\n")
-    assert build_leak_detector("db1:3306", config).state_path == tmp_path / "from-yaml.json"
-    flagged = build_leak_detector("db1:3306", config, tmp_path / "flag.json")
+    assert build_leak_detector("db1:3306", config, agent="agentx").state_path == tmp_path / "from-yaml.json"
+    flagged = build_leak_detector("db1:3306", config, tmp_path / "flag.json", agent="exporter")
     assert flagged.state_path == tmp_path / "flag.json"
 
 
 def test_config_file_can_turn_history_off(tmp_path):
     config = write(tmp_path / "leak.yml", "leak:\n  state_file: null\n  bin_seconds: 30\n")
-    detector = build_leak_detector("db1:3306", config)
+    detector = build_leak_detector("db1:3306", config, agent="exporter")
     assert detector.state_path is None
     assert detector.config.bin_seconds == 30.0
 
 
 def test_a_file_without_leak_section_gives_the_defaults(tmp_path):
     config = write(tmp_path / "agent.yml", "other: {}\n")
-    detector = build_leak_detector("db1", config)
-    assert str(detector.state_path) == "/var/lib/mysql-snmp/leak-state.db1.json"
+    detector = build_leak_detector("db1", config, agent="exporter")
+    assert str(detector.state_path) == "/var/lib/mysql-snmp/leak-state.exporter.db1.json"
     assert detector.config.bin_seconds == 60.0
 
 
@@ -48,14 +71,14 @@ def test_a_file_without_leak_section_gives_the_defaults(tmp_path):
 def test_bad_config_file_is_a_clear_error_naming_the_file(tmp_path, text, message):
     config = write(tmp_path / "leak.yml", text)
     with pytest.raises(LeakConfigError) as raised:
-        build_leak_detector("db1", config)
+        build_leak_detector("db1", config, agent="exporter")
     assert str(raised.value).startswith(str(config))
     assert message in str(raised.value)
 
 
 def test_missing_config_file_is_an_error(tmp_path):
     with pytest.raises(LeakConfigError, match="No such file"):
-        build_leak_detector("db1", tmp_path / "absent.yml")
+        build_leak_detector("db1", tmp_path / "absent.yml", agent="exporter")
 
 
 def test_describe_watched_names_series_labels_explanation_and_history(tmp_path):
@@ -64,7 +87,7 @@ def test_describe_watched_names_series_labels_explanation_and_history(tmp_path):
                    "    - name: perf_schema_memory_bytes\n"
                    "      labels: {event_name: 'memory/innodb/*'}\n"
                    "      explained_by: null\n")
-    detector = build_leak_detector("db1", config, tmp_path / "state.json")
+    detector = build_leak_detector("db1", config, tmp_path / "state.json", agent="exporter")
     assert describe_watched(detector) == (
         "innodb_mem_dictionary_bytes (explained by status_open_table_definitions), "
         f"perf_schema_memory_bytes{{event_name=memory/innodb/*}}; history: {tmp_path / 'state.json'}")

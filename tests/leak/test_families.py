@@ -1,0 +1,70 @@
+"""A short version of the benchmark's table (tests/bench/bench_leak.py): a few seeds of each
+family over a few days, first day included.  The benchmark runs 5 seeds x 30 days."""
+
+import pytest
+
+from agents.leak.config import LeakConfig, series_config
+from agents.leak.forecast import forecast
+from agents.leak.series_detector import LEAKING, SeriesDetector
+from tests.leak import families
+
+QUIET_DAYS = 3.0
+
+
+def replay(trace):
+    series = series_config(trace.series, limit_bytes=trace.limit_bytes)
+    detector = SeriesDetector(trace.series, series, LeakConfig(state_file=None))
+    leaking = []
+    for t, value, aux in trace.rows():
+        change = detector.feed(t, value, aux)
+        if change is not None and change[1] == LEAKING:
+            leaking.append((t, detector.reading().reason))
+    return detector, series, leaking
+
+
+QUIET = [(f.make, seed) for f in families.FAMILIES if not f.leaks for seed in (1, 4)]
+
+
+@pytest.mark.parametrize("make, seed", QUIET, ids=[f"{m.__name__}-{s}" for m, s in QUIET])
+def test_quiet_families_are_never_leaking(make, seed):
+    trace = make(seed, QUIET_DAYS)
+    assert not trace.leaks
+    _, _, leaking = replay(trace)
+    assert leaking == [], trace.notes
+
+
+def test_the_first_day_of_a_daily_cycle_is_at_most_suspect():
+    trace = families.ahi_daily(2, 1.0)  # 98 % of the AHI gone at night: a leak-like first rise
+    detector, _, leaking = replay(trace)
+    assert leaking == []
+    assert max(trace.values) > 10 * min(trace.values)
+
+
+@pytest.mark.parametrize("make, seed, within", [
+    (families.seed_leak, 1, 1800), (families.seed_leak, 2, 1800),
+    (families.table_growth, 3, 7200),
+])
+def test_leaks_are_caught_in_time_with_their_reason(make, seed, within):
+    trace = make(seed, 3.0)
+    _, _, leaking = replay(trace)
+    assert leaking, trace.notes
+    t, reason = leaking[0]
+    assert trace.onset <= t <= trace.onset + within
+    assert reason == trace.expected_reason
+
+
+def test_seed_leak_forecast_an_hour_after_detection_is_within_25_percent():
+    trace = families.seed_leak(3, 3.0)
+    series = series_config(trace.series, limit_bytes=trace.limit_bytes)
+    detector = SeriesDetector(trace.series, series, LeakConfig(state_file=None))
+    detected = None
+    for t, value, aux in trace.rows():
+        change = detector.feed(t, value, aux)
+        if change is not None and change[1] == LEAKING and detected is None:
+            detected = t
+        if detected is not None and t >= detected + 3600:
+            seconds, _ = forecast(detector.reading(), series, {})
+            truth = trace.true_time_to_limit(t)
+            assert seconds == pytest.approx(truth, rel=0.25)
+            return
+    pytest.fail("never leaking")
