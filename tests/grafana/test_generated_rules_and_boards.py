@@ -75,7 +75,7 @@ def test_every_alert_has_summary_description_and_severity():
         for group in yaml.safe_load((REPO / path).read_text())["groups"]:
             for rule in group["rules"]:
                 if "alert" in rule:
-                    assert rule["labels"]["severity"] in {"warning", "critical"}, rule["alert"]
+                    assert rule["labels"]["severity"] in {"info", "warning", "critical"}, rule["alert"]
                     assert rule["annotations"]["summary"] and rule["annotations"]["description"], rule["alert"]
 
 
