@@ -6,9 +6,6 @@ import argparse
 import dataclasses
 import json
 import sys
-from pathlib import Path
-
-import yaml
 
 from agents.leak.config import (
     LeakConfigError,
@@ -18,7 +15,7 @@ from agents.leak.config import (
     series_config,
 )
 from agents.leak.replay import TraceError, read_trace, replay
-from agents.yaml_errors import describe_load_error
+from agents.leak.setup import read_leak_section
 
 EPILOG = """\
 trace format (CSV with a header row):
@@ -69,16 +66,7 @@ def register(subparsers) -> None:
 
 
 def _settings(args):
-    section = None
-    if args.config:
-        try:
-            document = yaml.safe_load(Path(args.config).read_text()) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise LeakConfigError(f"{args.config}: {describe_load_error(exc)}") from None
-        if not isinstance(document, dict):
-            raise LeakConfigError(f"{args.config}: not a YAML mapping")
-        section = document.get("leak")
-    config = dataclasses.replace(load_leak_config(section), state_file=None)
+    config = dataclasses.replace(load_leak_config(read_leak_section(args.config)), state_file=None)
     base_name = canonical_series_name(args.series)
     configured = [s for s in config.series if s.name == base_name]
     if not configured and not is_known_series(args.series):

@@ -25,6 +25,7 @@ from typing import Any, Mapping
 from agents.leak.config import DEFAULT_STATE_FILE, LeakConfig, LeakConfigError, load_leak_config
 from agents.leak.detector import LeakDetector
 from agents.leak.state_file import state_path_for_target
+from agents.yaml_errors import describe_load_error
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ def read_leak_section(config_file: str | os.PathLike | None) -> Mapping[str, Any
     try:
         document = yaml.safe_load(Path(config_file).read_text())
     except (OSError, yaml.YAMLError) as exc:
-        raise LeakConfigError(f"{config_file}: {exc}") from None
+        raise LeakConfigError(f"{config_file}: {describe_load_error(exc)}") from None
     if document is None:
         return None
     if not isinstance(document, dict):
