@@ -9,19 +9,19 @@ import logging
 import os
 import sys
 
-from agents.version import installed_version
+from mysql_snmp.agents.version import installed_version
 
 # Each module defines register(subparsers) and sets a handler with
 # parser.set_defaults(handler=function(args) -> int).
 COMMAND_MODULES = (
-    "agents.commands.demo",
-    "agents.commands.collect",
-    "agents.commands.parse",
-    "agents.commands.exporter",
-    "agents.commands.agentx",
-    "agents.commands.leak",
-    "agents.commands.generate",
-    "agents.commands.rules",
+    "mysql_snmp.agents.commands.demo",
+    "mysql_snmp.agents.commands.collect",
+    "mysql_snmp.agents.commands.parse",
+    "mysql_snmp.agents.commands.exporter",
+    "mysql_snmp.agents.commands.agentx",
+    "mysql_snmp.agents.commands.leak",
+    "mysql_snmp.agents.commands.generate",
+    "mysql_snmp.agents.commands.rules",
 )
 
 

@@ -31,11 +31,11 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from agents.catalog import Catalog, load_catalog
-from agents.connection import CONNECTION_ERRORS, ConnectionSettings, MySQLConnection, MySQLUnavailable, QueryError
-from agents.derived import apply_derivations
-from agents.snapshot import Snapshot, SourceStatus
-from agents.sources import (
+from mysql_snmp.agents.catalog import Catalog, load_catalog
+from mysql_snmp.agents.connection import CONNECTION_ERRORS, ConnectionSettings, MySQLConnection, MySQLUnavailable, QueryError
+from mysql_snmp.agents.derived import apply_derivations
+from mysql_snmp.agents.snapshot import Snapshot, SourceStatus
+from mysql_snmp.agents.sources import (
     LocalScraper,
     Scraper,
     SourceResult,
@@ -43,12 +43,12 @@ from agents.sources import (
     default_source_names,
     scraper_classes,
 )
-from agents.sources.local_mysqld import LocalMysqld
-from agents.sources.options import SourceOptions
-from agents.version import installed_version
+from mysql_snmp.agents.sources.local_mysqld import LocalMysqld
+from mysql_snmp.agents.sources.options import SourceOptions
+from mysql_snmp.agents.version import installed_version
 
 if TYPE_CHECKING:
-    from agents.sources.heartbeat import HeartbeatOptions
+    from mysql_snmp.agents.sources.heartbeat import HeartbeatOptions
 
 log = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from agents.mysql_auth import auth_plugin_map
-from agents.snapshot import ServerInfo
+from mysql_snmp.agents.mysql_auth import auth_plugin_map
+from mysql_snmp.agents.snapshot import ServerInfo
 
 log = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.catalog import Catalog, format_oid, load_catalog
-from agents.netsnmp_sandbox import REPO_ROOT, Snmpd, SnmpVar, start_agent, stop_process, wait_until
-from agents.throwaway import ThrowawayMariaDB, free_loopback_port
+from mysql_snmp.agents.catalog import Catalog, format_oid, load_catalog
+from mysql_snmp.agents.netsnmp_sandbox import REPO_ROOT, Snmpd, SnmpVar, start_agent, stop_process, wait_until
+from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port
 
 MIB_DIR = REPO_ROOT / "mibs"
 MIB_MODULE = "MYSQL-SERVER-MIB"
@@ -69,7 +69,7 @@ def start_exporter(stack: ExitStack, directory: Path, my_cnf: Path) -> ExporterP
     log = directory / "exporter.log"
     with open(log, "ab") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "agents.cli", "exporter", f"--web.listen-address=127.0.0.1:{port}",
+            [sys.executable, "-m", "mysql_snmp.agents.cli", "exporter", f"--web.listen-address=127.0.0.1:{port}",
              f"--config.my-cnf={my_cnf}", f"--exporter.leak-state-file={directory / 'exporter-leak-state.json'}"],
             cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
         )

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Callable, Mapping
 
-from agents.catalog import Catalog
-from agents.snapshot import Snapshot, Value
-from parsers.heartbeat import legacy_slave_lag
+from mysql_snmp.agents.catalog import Catalog
+from mysql_snmp.agents.snapshot import Snapshot, Value
+from mysql_snmp.parsers.heartbeat import legacy_slave_lag
 
 Inputs = Mapping[str, object]
 
@@ -95,7 +95,7 @@ def _heartbeat_lag_wins(catalog: Catalog, snapshot: Snapshot, results: Mapping[s
     lag = heartbeat.values.get("heartbeat_lag_seconds") if heartbeat is not None else None
     if lag is None or not snapshot.raw.get("replica_status"):
         return
-    # Same rounding as the original's SQL (see parsers.heartbeat.legacy_slave_lag).
+    # Same rounding as the original's SQL (see mysql_snmp.parsers.heartbeat.legacy_slave_lag).
     for metric in catalog.from_source("replication"):
         if metric.source.key == "slave_lag":
             snapshot.values[metric.name] = legacy_slave_lag(lag)

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agents.throwaway import free_loopback_port
+from mysql_snmp.agents.throwaway import free_loopback_port
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 COMMUNITY = "public"
@@ -163,7 +163,7 @@ class Snmpd:
 
 def agent_command(snmpd: Snmpd, *options: str) -> list[str]:
     """The real subagent, as a separate process: ``mysql-snmp agentx`` without the other commands."""
-    return [sys.executable, "-m", "agents.commands.agentx", "--agentx-socket", str(snmpd.agentx_socket), *options]
+    return [sys.executable, "-m", "mysql_snmp.agents.commands.agentx", "--agentx-socket", str(snmpd.agentx_socket), *options]
 
 
 def stop_process(process: subprocess.Popen, grace: float = 10.0) -> int:

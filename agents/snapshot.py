@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from parsers.types import Labels, Value, labels_of  # noqa: F401  (re-exported: the Snapshot's value types)
+from mysql_snmp.parsers.types import Labels, Value, labels_of  # noqa: F401  (re-exported: the Snapshot's value types)
 
 
 @dataclass(frozen=True)

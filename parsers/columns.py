@@ -3,7 +3,7 @@
 Servers disagree on column spelling: SHOW PROCESSLIST prints ``State`` where
 information_schema.PROCESSLIST prints ``STATE``; MySQL 8.0.22 renamed
 ``Master_Host`` to ``Source_Host``; MariaDB writes ``Retried_transactions``.
-Rows arrive as mappings (pymysql DictCursor or parsers.tabular); this module
+Rows arrive as mappings (pymysql DictCursor or mysql_snmp.parsers.tabular); this module
 looks names up case-insensitively and tries the spellings in order.
 """
 

@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from parsers.columns import MISSING, fold_row, pick
-from parsers.status import sample_number
-from parsers.values import text_of, typed
+from mysql_snmp.parsers.columns import MISSING, fold_row, pick
+from mysql_snmp.parsers.status import sample_number
+from mysql_snmp.parsers.values import text_of, typed
 
 _BUFFER_POOL_PAGES = re.compile(r"^buffer_pool_pages_(.*)$")
 _BUFFER_PAGE_IO = re.compile(r"^buffer_page_(read|written)_(.*)$")

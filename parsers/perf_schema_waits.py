@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from parsers.table_rows import PICOSECONDS, Field, Series, folded_rows, per_operation, series_from_rows
+from mysql_snmp.parsers.table_rows import PICOSECONDS, Field, Series, folded_rows, per_operation, series_from_rows
 
 IO_OPERATIONS = ("fetch", "insert", "update", "delete")
 TABLE = {"schema": "object_schema", "name": "object_name"}

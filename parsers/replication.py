@@ -26,11 +26,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
-from parsers.types import Value, labels_of
-from parsers.columns import MISSING, fold_row, pick, pick_named
-from parsers.gtid import normalise_gtid_set
-from parsers.status import sample_number
-from parsers.values import CatalogValues, text_of, typed, typed_int
+from mysql_snmp.parsers.types import Value, labels_of
+from mysql_snmp.parsers.columns import MISSING, fold_row, pick, pick_named
+from mysql_snmp.parsers.gtid import normalise_gtid_set
+from mysql_snmp.parsers.status import sample_number
+from mysql_snmp.parsers.values import CatalogValues, text_of, typed, typed_int
 
 THREAD_STOPPED = 0
 THREAD_RUNNING = 1
@@ -210,7 +210,7 @@ def replica_values(channels: list[ReplicaChannel]) -> CatalogValues:
     """Catalog values: per-channel series (labels [channel]) and the legacy scalars.
 
     A configured pt-heartbeat table replaces Seconds_Behind_Master in the legacy
-    lag after all sources ran (agents.derived): the heartbeat is read after this.
+    lag after all sources ran (mysql_snmp.agents.derived): the heartbeat is read after this.
     """
     reading = CatalogValues(values={"replica_channels": len(channels)})
     for channel in channels:
@@ -228,7 +228,7 @@ def legacy_replica_values(channels: list[ReplicaChannel]) -> dict[str, Value]:
     The original read one SHOW SLAVE STATUS row and computed:
     slave_running = Slave_SQL_Running eq 'Yes' (the I/O thread was not looked
     at), slave_stopped = its negation, slave_lag = Seconds_Behind_Master (or the
-    heartbeat, see agents.derived), relay_log_space = Relay_Log_Space.  With several channels the
+    heartbeat, see mysql_snmp.agents.derived), relay_log_space = Relay_Log_Space.  With several channels the
     last row won; here every channel counts: running only when all SQL threads
     run, the largest lag, the summed relay log space.
 

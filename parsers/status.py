@@ -7,9 +7,9 @@ import re
 import time
 from typing import Iterable, Mapping
 
-from parsers.types import Value
-from parsers.columns import MISSING, fold_row, pick
-from parsers.values import text_of, typed
+from mysql_snmp.parsers.types import Value
+from mysql_snmp.parsers.columns import MISSING, fold_row, pick
+from mysql_snmp.parsers.values import text_of, typed
 
 _NAME_COLUMNS = ("Variable_name", "Name")
 _VALUE_COLUMNS = ("Value",)
@@ -19,7 +19,7 @@ def parse_status_rows(rows: Iterable[object]) -> dict[str, Value]:
     """{variable name as printed: typed value}.
 
     Rows are (name, value) sequences (pymysql's default cursor) or mappings
-    with Variable_name/Value (DictCursor, parsers.tabular).  A row without a
+    with Variable_name/Value (DictCursor, mysql_snmp.parsers.tabular).  A row without a
     name cannot be attributed and raises ValueError naming it.
     """
     result: dict[str, Value] = {}

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from parsers.columns import fold_row
-from parsers.values import text_of, typed
+from mysql_snmp.parsers.columns import fold_row
+from mysql_snmp.parsers.values import text_of, typed
 
 Labels = tuple[tuple[str, str], ...]
 Series = dict[str, dict[Labels, float]]

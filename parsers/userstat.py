@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from parsers.table_rows import Field, Series, series_from_rows
+from mysql_snmp.parsers.table_rows import Field, Series, series_from_rows
 
 COLUMNS = (
     "total_connections", "concurrent_connections", "connected_time", "busy_time", "cpu_time", "bytes_received",

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from parsers.types import Labels, Value
+from mysql_snmp.parsers.types import Labels, Value
 
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 # Plain decimals and exponent forms; "inf"/"nan" deliberately stay strings.
@@ -98,7 +98,7 @@ class CatalogValues:
         self.series.setdefault(name, {})[labels] = value
 
     def apply_to(self, snapshot) -> None:
-        """Copy into an agents.snapshot.Snapshot (or anything with update/add_series)."""
+        """Copy into an mysql_snmp.agents.snapshot.Snapshot (or anything with update/add_series)."""
         snapshot.update(self.values)
         for name, points in self.series.items():
             for labels, value in points.items():

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.catalog import (CATALOG_PATH, CatalogError, format_oid, load_catalog, load_catalog_file, parse_catalog,
+from mysql_snmp.agents.catalog import (CATALOG_PATH, CatalogError, format_oid, load_catalog, load_catalog_file, parse_catalog,
                             parse_oid)
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"

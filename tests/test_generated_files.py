@@ -2,9 +2,9 @@
 
 import sys
 
-from agents.catalog import load_catalog
-from agents.cli import main
-from agents.generate import generated_files, stale_files
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.cli import main
+from mysql_snmp.agents.generate import generated_files, stale_files
 
 
 def test_committed_generated_files_are_current():
@@ -49,14 +49,14 @@ def test_generate_without_the_dashboard_builder_is_one_line_and_exit_2(tmp_path,
     # Every import of the SDK fails, as when it is not installed (submodules an earlier test loaded too).
     for name in [n for n in sys.modules if n.split(".")[0] == "grafana_foundation_sdk"] + ["grafana_foundation_sdk"]:
         monkeypatch.setitem(sys.modules, name, None)
-    monkeypatch.delitem(sys.modules, "agents.generate.dashboards", raising=False)
+    monkeypatch.delitem(sys.modules, "mysql_snmp.agents.generate.dashboards", raising=False)
     assert main(["generate", "--root", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err == "mysql-snmp generate: grafana_foundation_sdk is not installed; pip install 'mysql-snmp[generate]'\n"
 
 
 def test_compiled_catalog_is_the_yaml_document():
-    from agents.catalog import CATALOG_PATH, COMPILED_PATH, load_catalog_file, load_catalog_from
+    from mysql_snmp.agents.catalog import CATALOG_PATH, COMPILED_PATH, load_catalog_file, load_catalog_from
 
     from_yaml = load_catalog_file(CATALOG_PATH)
     from_compiled = load_catalog_from(CATALOG_PATH, COMPILED_PATH)
@@ -67,7 +67,7 @@ def test_compiled_catalog_is_the_yaml_document():
 
 
 def test_stale_compiled_catalog_is_ignored(tmp_path):
-    from agents.catalog import CATALOG_PATH, COMPILED_PATH, load_catalog_from
+    from mysql_snmp.agents.catalog import CATALOG_PATH, COMPILED_PATH, load_catalog_from
 
     yaml_copy, compiled_copy = tmp_path / "catalog.yaml", tmp_path / "catalog.json"
     compiled_copy.write_text(COMPILED_PATH.read_text())

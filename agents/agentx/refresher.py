@@ -19,8 +19,8 @@ import logging
 import time
 from typing import Callable
 
-from agents.agentx.view import MibView, TreeLayout, build_view
-from agents.snapshot import Snapshot
+from mysql_snmp.agents.agentx.view import MibView, TreeLayout, build_view
+from mysql_snmp.agents.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 

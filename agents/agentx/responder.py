@@ -6,11 +6,11 @@ silence (CleanupSet, RFC 2741 7.2.4.4) or the PDU is not a request at all.
 
 from __future__ import annotations
 
-from agents.agentx.codec import (
+from mysql_snmp.agents.agentx.codec import (
     CleanupSet, CommitSet, Get, GetBulk, GetNext, Pdu, Response, ResponseError, SearchRange, TestSet,
     UndoSet, VarBind, VarType,
 )
-from agents.agentx.view import MibView
+from mysql_snmp.agents.agentx.view import MibView
 
 REQUEST_TYPES = (Get, GetNext, GetBulk, TestSet, CommitSet, UndoSet, CleanupSet)
 

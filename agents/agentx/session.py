@@ -23,15 +23,15 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from agents.agentx import codec
-from agents.agentx.codec import (
+from mysql_snmp.agents.agentx import codec
+from mysql_snmp.agents.agentx.codec import (
     Close, CloseReason, Notify, Oid, Ping, ProtocolError, Response, ResponseError, VarBind, VarType,
 )
-from agents.agentx.protocol import (
+from mysql_snmp.agents.agentx.protocol import (
     AgentXProtocol, Answer, AnswerFailed, MasterClosed, NotRegistered, Refused, Registered, StreamBroken,
 )
-from agents.agentx.view import MibView
-from agents.catalog import format_oid
+from mysql_snmp.agents.agentx.view import MibView
+from mysql_snmp.agents.catalog import format_oid
 
 log = logging.getLogger(__name__)
 

@@ -18,10 +18,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from agents.agentx.codec import Oid, SearchRange, VarBind, VarType
-from agents.agentx.tableindex import UnindexableRow, encode_index
-from agents.catalog import Catalog, Metric, Table
-from agents.snapshot import Snapshot, Value
+from mysql_snmp.agents.agentx.codec import Oid, SearchRange, VarBind, VarType
+from mysql_snmp.agents.agentx.tableindex import UnindexableRow, encode_index
+from mysql_snmp.agents.catalog import Catalog, Metric, Table
+from mysql_snmp.agents.snapshot import Snapshot, Value
 
 log = logging.getLogger(__name__)
 

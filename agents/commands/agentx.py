@@ -13,15 +13,15 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agents.commands.collect import add_collection_arguments, collector_from_args, listed_sources
-from agents.commands.perl_agent_options import PidFile, add_perl_agent_options, apply_perl_agent_options
-from agents.connection import PASSWORD_ENV, ConfigError, add_connection_arguments
+from mysql_snmp.agents.commands.collect import add_collection_arguments, collector_from_args, listed_sources
+from mysql_snmp.agents.commands.perl_agent_options import PidFile, add_perl_agent_options, apply_perl_agent_options
+from mysql_snmp.agents.connection import PASSWORD_ENV, ConfigError, add_connection_arguments
 
 if TYPE_CHECKING:
-    from agents.agentx.refresher import ViewRefresher
-    from agents.agentx.session import AgentXSession
-    from agents.collection import Collector
-    from agents.leak.detector import LeakDetector
+    from mysql_snmp.agents.agentx.refresher import ViewRefresher
+    from mysql_snmp.agents.agentx.session import AgentXSession
+    from mysql_snmp.agents.collection import Collector
+    from mysql_snmp.agents.leak.detector import LeakDetector
 
 log = logging.getLogger(__name__)
 
@@ -102,10 +102,10 @@ def build_agent(args, hooks=()) -> Agent:
 
     ``hooks`` run on each snapshot in the collection thread, after the leak detector's (so
     they see its values); a hook can notify through ``session.submit_notify``."""
-    from agents.agentx.refresher import ViewRefresher
-    from agents.agentx.session import AgentXSession, MasterAddress
-    from agents.agentx.view import TreeLayout
-    from agents.catalog import CatalogError, load_catalog, parse_oid
+    from mysql_snmp.agents.agentx.refresher import ViewRefresher
+    from mysql_snmp.agents.agentx.session import AgentXSession, MasterAddress
+    from mysql_snmp.agents.agentx.view import TreeLayout
+    from mysql_snmp.agents.catalog import CatalogError, load_catalog, parse_oid
 
     catalog = load_catalog()
     for flag, seconds in (("--refresh", args.refresh), ("--timeout", args.timeout),
@@ -140,13 +140,13 @@ def build_agent(args, hooks=()) -> Agent:
                               collector.settings.target, stale_after=max(timeout, args.statement_timeout + 1.0))
     session = AgentXSession(address, refresher.current_view, [legacy_root, new_root],
                             agent_id=legacy_root[:-1], ping_interval=args.ping_interval)
-    from agents.agentx.state_notifications import state_notification_hook
+    from mysql_snmp.agents.agentx.state_notifications import state_notification_hook
 
     refresher.published.append(state_notification_hook(session, catalog))
     detector = None
     if args.leak:
-        from agents.leak.notifications import leak_notification_hooks
-        from agents.leak.setup import build_leak_detector, describe_watched
+        from mysql_snmp.agents.leak.notifications import leak_notification_hooks
+        from mysql_snmp.agents.leak.setup import build_leak_detector, describe_watched
 
         try:
             detector = build_leak_detector(collector.settings.target, args.leak_config, args.leak_state, agent="agentx")
@@ -181,7 +181,7 @@ def run(args) -> int:
     if listed_sources(args):
         return 0
     try:
-        from agents.sources import default_source_names
+        from mysql_snmp.agents.sources import default_source_names
 
         apply_perl_agent_options(args, default_source_names())
         agent = build_agent(args)
@@ -199,7 +199,7 @@ def run(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.commands.agentx``: this command alone, without the other subcommands."""
+    """``python -m mysql_snmp.agents.commands.agentx``: this command alone, without the other subcommands."""
     parser = argparse.ArgumentParser(prog="mysql-snmp")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     register(parser.add_subparsers(dest="command", required=True))

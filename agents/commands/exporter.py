@@ -12,7 +12,7 @@ log = logging.getLogger(__name__)
 
 
 def register(subparsers) -> None:
-    from agents.exporter.flags import add_arguments
+    from mysql_snmp.agents.exporter.flags import add_arguments
 
     parser = subparsers.add_parser(
         "exporter",
@@ -32,7 +32,7 @@ def register(subparsers) -> None:
 
 def _check_durations(config) -> None:
     """nan or 0 would end every scrape at once (empty), inf would let one hang for ever."""
-    from agents.connection import ConfigError
+    from mysql_snmp.agents.connection import ConfigError
 
     for flag, seconds, zero_allowed in (("--exporter.scrape-timeout", config.scrape_timeout, False),
                                         ("--exporter.collector-timeout", config.collector_timeout, False),
@@ -47,7 +47,7 @@ def _check_durations(config) -> None:
 
 def _configure_logging(args) -> None:
     """--log.level / --log.format; without --log.level, mysql-snmp's own --log-level."""
-    from agents.exporter.log_format import configure_logging
+    from mysql_snmp.agents.exporter.log_format import configure_logging
 
     general = getattr(args, "log_level", None) or "info"  # mysql-snmp --log-level
     level = args.exporter_log_level or {"warning": "warn"}.get(general, general)
@@ -56,13 +56,13 @@ def _configure_logging(args) -> None:
 
 def run(args) -> int:
     _configure_logging(args)
-    from agents.catalog import CatalogError, load_catalog
-    from agents.connection import PASSWORD_ENV, ConfigError
-    from agents.exporter.app import ExporterApp
-    from agents.exporter.flags import config_from_args, ignored_flags, parse_listen_address
-    from agents.exporter.server import serve
-    from agents.exporter.systemd_socket import SystemdSocketError, systemd_listeners
-    from agents.exporter.web_config import WebConfigError, load_web_config
+    from mysql_snmp.agents.catalog import CatalogError, load_catalog
+    from mysql_snmp.agents.connection import PASSWORD_ENV, ConfigError
+    from mysql_snmp.agents.exporter.app import ExporterApp
+    from mysql_snmp.agents.exporter.flags import config_from_args, ignored_flags, parse_listen_address
+    from mysql_snmp.agents.exporter.server import serve
+    from mysql_snmp.agents.exporter.systemd_socket import SystemdSocketError, systemd_listeners
+    from mysql_snmp.agents.exporter.web_config import WebConfigError, load_web_config
 
     config = config_from_args(args)
     for flag in ignored_flags(args):

@@ -7,15 +7,15 @@ import dataclasses
 import json
 import sys
 
-from agents.leak.config import (
+from mysql_snmp.agents.leak.config import (
     LeakConfigError,
     canonical_series_name,
     is_known_series,
     load_leak_config,
     series_config,
 )
-from agents.leak.replay import TraceError, read_trace, replay
-from agents.leak.setup import read_leak_section
+from mysql_snmp.agents.leak.replay import TraceError, read_trace, replay
+from mysql_snmp.agents.leak.setup import read_leak_section
 
 EPILOG = """\
 trace format (CSV with a header row):

@@ -57,15 +57,15 @@ def read_input(path: str) -> str:
 
 
 def parsed_values(kind: str, text: str, legacy_names: bool, path: str) -> dict[str, object]:
-    from agents.catalog import load_catalog
-    from agents.collection import map_to_catalog
-    from agents.commands.collect import flat_values
-    from agents.snapshot import Snapshot
+    from mysql_snmp.agents.catalog import load_catalog
+    from mysql_snmp.agents.collection import map_to_catalog
+    from mysql_snmp.agents.commands.collect import flat_values
+    from mysql_snmp.agents.snapshot import Snapshot
 
     if kind == "innodb-status":
-        from agents.sources.innodb_status import innodb_result
-        from parsers.innodb import parse_innodb_status
-        from parsers.innodb_legacy import legacy_innodb_values
+        from mysql_snmp.agents.sources.innodb_status import innodb_result
+        from mysql_snmp.parsers.innodb import parse_innodb_status
+        from mysql_snmp.parsers.innodb_legacy import legacy_innodb_values
 
         # A saved \G row or Type/Name/Status table is fine: the parser looks for the
         # monitor's section headers and ignores the client's framing around them.  One
@@ -85,11 +85,11 @@ def parsed_values(kind: str, text: str, legacy_names: bool, path: str) -> dict[s
 
 def _table_result(kind: str, text: str, path: str):
     """(catalog source kind, SourceResult) of a saved global-status or replica-status table."""
-    from agents.sources import SourceResult
-    from agents.sources.replication import replication_result
-    from parsers.replication import parse_replica_status
-    from parsers.status import parse_status_rows
-    from parsers.tabular import parse_table_text
+    from mysql_snmp.agents.sources import SourceResult
+    from mysql_snmp.agents.sources.replication import replication_result
+    from mysql_snmp.parsers.replication import parse_replica_status
+    from mysql_snmp.parsers.status import parse_status_rows
+    from mysql_snmp.parsers.tabular import parse_table_text
 
     rows = parse_table_text(text)
     if not rows:

@@ -17,7 +17,7 @@ import logging
 import os
 from pathlib import Path
 
-from agents.version import installed_version
+from mysql_snmp.agents.version import installed_version
 
 log = logging.getLogger(__name__)
 

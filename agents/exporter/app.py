@@ -17,17 +17,17 @@ from collections import OrderedDict
 
 from prometheus_client.exposition import choose_encoder
 
-from agents.catalog import Catalog
-from agents.connection import ConfigError, ConnectionSettings
-from agents.exporter.collectors import COLLECTORS, ExporterCollector, select
-from agents.exporter.encoding import encode
-from agents.exporter.exposition import self_families, server_families
-from agents.exporter.flags import ExporterConfig
-from agents.exporter.own_metrics import own_families
-from agents.exporter.response import scrape_body
-from agents.exporter.settings import default_settings, probe_settings, without_certificate_check
-from agents.exporter.targets import Target
-from agents.exporter.web_config import BasicAuthVerifier, WebConfig
+from mysql_snmp.agents.catalog import Catalog
+from mysql_snmp.agents.connection import ConfigError, ConnectionSettings
+from mysql_snmp.agents.exporter.collectors import COLLECTORS, ExporterCollector, select
+from mysql_snmp.agents.exporter.encoding import encode
+from mysql_snmp.agents.exporter.exposition import self_families, server_families
+from mysql_snmp.agents.exporter.flags import ExporterConfig
+from mysql_snmp.agents.exporter.own_metrics import own_families
+from mysql_snmp.agents.exporter.response import scrape_body
+from mysql_snmp.agents.exporter.settings import default_settings, probe_settings, without_certificate_check
+from mysql_snmp.agents.exporter.targets import Target
+from mysql_snmp.agents.exporter.web_config import BasicAuthVerifier, WebConfig
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +54,8 @@ class ExporterApp:
     # ------------------------------------------------------------------ targets
 
     def _new_collector(self, settings: ConnectionSettings):
-        from agents.collection import Collector
-        from agents.sources.heartbeat import HeartbeatOptions
+        from mysql_snmp.agents.collection import Collector
+        from mysql_snmp.agents.sources.heartbeat import HeartbeatOptions
 
         names = {c.name for c in self.enabled}
         heartbeat = None
@@ -89,8 +89,8 @@ class ExporterApp:
         """The leak detector of the /metrics target (its history is that server's)."""
         if not self.config.leak_detector:
             return []
-        from agents.leak.config import LeakConfigError
-        from agents.leak.setup import build_leak_detector, describe_watched
+        from mysql_snmp.agents.leak.config import LeakConfigError
+        from mysql_snmp.agents.leak.setup import build_leak_detector, describe_watched
 
         try:
             detector = build_leak_detector(target, self.config.leak_config, self.config.leak_state_file,

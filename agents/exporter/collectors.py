@@ -18,10 +18,10 @@ from typing import Callable
 
 from prometheus_client.core import Metric
 
-from agents.catalog import Catalog
-from agents.exporter import compat, projection
-from agents.exporter.encoding import FamilyInterner
-from agents.snapshot import Snapshot
+from mysql_snmp.agents.catalog import Catalog
+from mysql_snmp.agents.exporter import compat, projection
+from mysql_snmp.agents.exporter.encoding import FamilyInterner
+from mysql_snmp.agents.snapshot import Snapshot
 
 
 @dataclass(frozen=True)

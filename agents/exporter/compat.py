@@ -15,9 +15,9 @@ from typing import Mapping, Sequence
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, UnknownMetricFamily
 
-from parsers.innodb_metrics import group_innodb_metrics
-from parsers.processlist import group_threads_as_upstream
-from parsers.replication import UPSTREAM_CHANNEL_LABELS, upstream_channel_columns
+from mysql_snmp.parsers.innodb_metrics import group_innodb_metrics
+from mysql_snmp.parsers.processlist import group_threads_as_upstream
+from mysql_snmp.parsers.replication import UPSTREAM_CHANNEL_LABELS, upstream_channel_columns
 
 NAMESPACE = "mysql"
 

@@ -12,12 +12,12 @@ from dataclasses import replace
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from agents.catalog import Catalog
-from agents.exporter.collectors import ALWAYS_EXPORTED_KINDS, CompatOptions
-from agents.exporter.encoding import FamilyInterner
-from agents.exporter.families import catalog_families, exposed_names
-from agents.snapshot import Snapshot
-from agents.exporter.targets import (
+from mysql_snmp.agents.catalog import Catalog
+from mysql_snmp.agents.exporter.collectors import ALWAYS_EXPORTED_KINDS, CompatOptions
+from mysql_snmp.agents.exporter.encoding import FamilyInterner
+from mysql_snmp.agents.exporter.families import catalog_families, exposed_names
+from mysql_snmp.agents.snapshot import Snapshot
+from mysql_snmp.agents.exporter.targets import (
     ScrapeOutcome,
     TargetCounters,
     absent_here,

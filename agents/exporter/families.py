@@ -21,9 +21,9 @@ from prometheus_client.core import (
     UnknownMetricFamily,
 )
 
-from agents.catalog import Catalog
-from agents.exporter.encoding import FamilyInterner, scalar_family
-from agents.snapshot import Snapshot, Value
+from mysql_snmp.agents.catalog import Catalog
+from mysql_snmp.agents.exporter.encoding import FamilyInterner, scalar_family
+from mysql_snmp.agents.snapshot import Snapshot, Value
 
 _FAMILY_TYPES = {
     "counter": CounterMetricFamily,

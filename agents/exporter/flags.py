@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from agents.connection import PASSWORD_RULE
-from agents.exporter.collectors import COLLECTORS, UNSUPPORTED_COLLECTORS, UNSUPPORTED_OPTIONS, CompatOptions
-from agents.exporter.probe_access import ProbeAllowList
-from agents.sources.options import SourceOptions
-from agents.exporter.log_format import FORMATS, LEVELS
-from agents.exporter.connection_limit import DEFAULTS as LIMITS, ConnectionLimits
+from mysql_snmp.agents.connection import PASSWORD_RULE
+from mysql_snmp.agents.exporter.collectors import COLLECTORS, UNSUPPORTED_COLLECTORS, UNSUPPORTED_OPTIONS, CompatOptions
+from mysql_snmp.agents.exporter.probe_access import ProbeAllowList
+from mysql_snmp.agents.sources.options import SourceOptions
+from mysql_snmp.agents.exporter.log_format import FORMATS, LEVELS
+from mysql_snmp.agents.exporter.connection_limit import DEFAULTS as LIMITS, ConnectionLimits
 
 DEFAULT_LISTEN = ":9104"
 

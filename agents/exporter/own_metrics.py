@@ -12,7 +12,7 @@ import platform
 from prometheus_client import ProcessCollector
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from agents.collection import AGENT_VERSION
+from mysql_snmp.agents.collection import AGENT_VERSION
 
 _PROCESS = ProcessCollector(registry=None)
 

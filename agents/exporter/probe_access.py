@@ -19,7 +19,7 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 
-from agents.connection import ConnectionSettings
+from mysql_snmp.agents.connection import ConnectionSettings
 
 FLAG = "--exporter.probe-allowed-targets"
 

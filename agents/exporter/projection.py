@@ -16,11 +16,11 @@ from typing import Mapping
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, UnknownMetricFamily
 
-from agents.catalog import Catalog
-from agents.catalog_families import Projection
-from agents.exporter.encoding import FamilyInterner, scalar_family
-from parsers.status import galera_evs_latency, galera_gcache_size_bytes, sample_number
-from parsers.types import Value
+from mysql_snmp.agents.catalog import Catalog
+from mysql_snmp.agents.catalog_families import Projection
+from mysql_snmp.agents.exporter.encoding import FamilyInterner, scalar_family
+from mysql_snmp.parsers.status import galera_evs_latency, galera_gcache_size_bytes, sample_number
+from mysql_snmp.parsers.types import Value
 
 FAMILY_TYPES = {"counter": CounterMetricFamily, "gauge": GaugeMetricFamily, "untyped": UnknownMetricFamily}
 

@@ -24,7 +24,7 @@ import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from agents.exporter.encoding import encode
+from mysql_snmp.agents.exporter.encoding import encode
 
 GZIP_LEVEL = 1  # scrapes are frequent and bodies compress ~10x even at the fastest level
 _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"  # deflate, no name, no mtime, unknown OS

@@ -23,13 +23,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Sequence
 from urllib.parse import parse_qs, urlsplit
 
-from agents.connection import ConfigError
-from agents.exporter.app import SCRAPE_TIMEOUT_HEADER, ExporterApp
-from agents.exporter.connection_limit import LISTEN_BACKLOG, ConnectionSlots, DeadlineReader, reject
-from agents.exporter.flags import parse_listen_address
-from agents.exporter.probe_access import ProbeRefused
-from agents.exporter.systemd_socket import PassedSocket, systemd_listeners
-from agents.exporter.targets import Target
+from mysql_snmp.agents.connection import ConfigError
+from mysql_snmp.agents.exporter.app import SCRAPE_TIMEOUT_HEADER, ExporterApp
+from mysql_snmp.agents.exporter.connection_limit import LISTEN_BACKLOG, ConnectionSlots, DeadlineReader, reject
+from mysql_snmp.agents.exporter.flags import parse_listen_address
+from mysql_snmp.agents.exporter.probe_access import ProbeRefused
+from mysql_snmp.agents.exporter.systemd_socket import PassedSocket, systemd_listeners
+from mysql_snmp.agents.exporter.targets import Target
 
 log = logging.getLogger(__name__)
 

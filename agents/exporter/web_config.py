@@ -30,8 +30,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agents.textfile import UnusableFile, read_regular_text
-from agents.yaml_errors import describe_load_error
+from mysql_snmp.agents.textfile import UnusableFile, read_regular_text
+from mysql_snmp.agents.yaml_errors import describe_load_error
 
 log = logging.getLogger(__name__)
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from agents.catalog import Catalog
+from mysql_snmp.agents.catalog import Catalog
 
 GENERATOR_MODULES = (
-    "agents.generate.mib",
-    "agents.generate.alert_rules",
-    "agents.generate.server_rules",
-    "agents.generate.dashboards",
-    "agents.generate.opennms",
-    "agents.generate.opennms_collection",
-    "agents.generate.opennms_graphs",
-    "agents.generate.compiled_catalog",
+    "mysql_snmp.agents.generate.mib",
+    "mysql_snmp.agents.generate.alert_rules",
+    "mysql_snmp.agents.generate.server_rules",
+    "mysql_snmp.agents.generate.dashboards",
+    "mysql_snmp.agents.generate.opennms",
+    "mysql_snmp.agents.generate.opennms_collection",
+    "mysql_snmp.agents.generate.opennms_graphs",
+    "mysql_snmp.agents.generate.compiled_catalog",
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -23,9 +23,9 @@ from grafana_foundation_sdk.models.dashboard import (
     VariableSort,
 )
 
-from agents.catalog import Catalog
-from agents.generate import served_names
-from agents.generate.dashboard_boards import AnnotationSpec, BoardSpec, PanelSpec, boards
+from mysql_snmp.agents.catalog import Catalog
+from mysql_snmp.agents.generate import served_names
+from mysql_snmp.agents.generate.dashboard_boards import AnnotationSpec, BoardSpec, PanelSpec, boards
 
 DIRECTORY = "grafana/dashboards"
 DATASOURCE = DataSourceRef(type_val="prometheus", uid="${datasource}")

@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
-from agents.catalog import Catalog, Metric, Table, format_oid, parse_oid
-from agents.generate.opennms_aliases import all_aliases, legacy_alias, new_tree_alias
+from mysql_snmp.agents.catalog import Catalog, Metric, Table, format_oid, parse_oid
+from mysql_snmp.agents.generate.opennms_aliases import all_aliases, legacy_alias, new_tree_alias
 
 GROUP_PATH = "opennms/datacollection/mysql-snmp.xml"
 SNIPPET_PATH = "opennms/datacollection-config.mysql-snmp.xml"

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agents.catalog import Catalog
-from agents.exporter.collectors import BY_NAME, CompatOptions
-from agents.snapshot import Snapshot
+from mysql_snmp.agents.catalog import Catalog
+from mysql_snmp.agents.exporter.collectors import BY_NAME, CompatOptions
+from mysql_snmp.agents.snapshot import Snapshot
 
 # The exporter's own self metrics, spelled as mysqld_exporter spells them (exposition.py).
 UP = "mysql_up"

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 import yaml
 
-from agents.catalog import Catalog
-from agents.generate import served_names
-from agents.generate.alert_rules import HEADER, _expected
-from agents.generate.dashboard_boards import boards
-from agents.generate.served_names import replica_column
+from mysql_snmp.agents.catalog import Catalog
+from mysql_snmp.agents.generate import served_names
+from mysql_snmp.agents.generate.alert_rules import HEADER, _expected
+from mysql_snmp.agents.generate.dashboard_boards import boards
+from mysql_snmp.agents.generate.served_names import replica_column
 
 RULES_PATH = "grafana/rules/mysql.rules.yml"
 TESTS_PATH = "grafana/rules/mysql.rules.test.yml"

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agents.leak.config import LeakConfig, SeriesConfig
-from agents.leak.history import Baseline, SeriesHistory
-from agents.leak.trend import Trend, autocorrelation_factor, estimate_trend, mann_kendall_z, theil_sen_slope
+from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
+from mysql_snmp.agents.leak.history import Baseline, SeriesHistory
+from mysql_snmp.agents.leak.trend import Trend, autocorrelation_factor, estimate_trend, mann_kendall_z, theil_sen_slope
 
 REASON_NONE = "none"
 REASON_TABLES = "tables"

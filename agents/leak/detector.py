@@ -24,12 +24,12 @@ import logging
 import os
 from typing import Any, Callable, Iterator, Mapping
 
-from agents.leak.assessment import REASONS
-from agents.leak.config import LeakConfig, SeriesConfig, load_leak_config
-from agents.leak.forecast import forecast, number
-from agents.leak.series_detector import LeakEvent, SeriesDetector
-from agents.leak.state_file import load_state, save_state, storable
-from agents.snapshot import Labels, Snapshot, labels_of
+from mysql_snmp.agents.leak.assessment import REASONS
+from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig, load_leak_config
+from mysql_snmp.agents.leak.forecast import forecast, number
+from mysql_snmp.agents.leak.series_detector import LeakEvent, SeriesDetector
+from mysql_snmp.agents.leak.state_file import load_state, save_state, storable
+from mysql_snmp.agents.snapshot import Labels, Snapshot, labels_of
 
 log = logging.getLogger(__name__)
 

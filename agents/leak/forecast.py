@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from agents.leak.config import PROCESS_LIMIT_SERIES, PROCESS_RSS_SERIES, SeriesConfig
-from agents.leak.series_detector import Reading
+from mysql_snmp.agents.leak.config import PROCESS_LIMIT_SERIES, PROCESS_RSS_SERIES, SeriesConfig
+from mysql_snmp.agents.leak.series_detector import Reading
 
 
 def number(value: Any) -> float | None:

@@ -17,15 +17,15 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Callable
 
-from agents.agentx.codec import VarBind
-from agents.agentx.notification_varbinds import notification_message
-from agents.catalog import Catalog
-from agents.leak.series_detector import LEAKING, OK, LeakEvent
-from agents.snapshot import Snapshot, labels_of
+from mysql_snmp.agents.agentx.codec import VarBind
+from mysql_snmp.agents.agentx.notification_varbinds import notification_message
+from mysql_snmp.agents.catalog import Catalog
+from mysql_snmp.agents.leak.series_detector import LEAKING, OK, LeakEvent
+from mysql_snmp.agents.snapshot import Snapshot, labels_of
 
 if TYPE_CHECKING:
-    from agents.agentx.session import AgentXSession
-    from agents.leak.detector import LeakDetector
+    from mysql_snmp.agents.agentx.session import AgentXSession
+    from mysql_snmp.agents.leak.detector import LeakDetector
 
 log = logging.getLogger(__name__)
 

@@ -20,9 +20,9 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Iterator, TextIO
 
-from agents.leak.config import LeakConfig, SeriesConfig
-from agents.leak.forecast import forecast
-from agents.leak.series_detector import STATE_NAMES, SeriesDetector
+from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
+from mysql_snmp.agents.leak.forecast import forecast
+from mysql_snmp.agents.leak.series_detector import STATE_NAMES, SeriesDetector
 
 TIME_COLUMNS = ("timestamp", "time", "t")
 VALUE_COLUMNS = ("value", "bytes")

@@ -19,9 +19,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from agents.leak.assessment import REASON_NONE, REASONS, Assessment, assess
-from agents.leak.config import LeakConfig, SeriesConfig
-from agents.leak.history import SeriesHistory
+from mysql_snmp.agents.leak.assessment import REASON_NONE, REASONS, Assessment, assess
+from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
+from mysql_snmp.agents.leak.history import SeriesHistory
 
 log = logging.getLogger(__name__)
 

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 
-from agents.leak.config import DEFAULT_STATE_FILE, LeakConfig, LeakConfigError, load_leak_config
-from agents.leak.detector import LeakDetector
-from agents.leak.state_file import state_path_for_target
-from agents.yaml_errors import describe_load_error
+from mysql_snmp.agents.leak.config import DEFAULT_STATE_FILE, LeakConfig, LeakConfigError, load_leak_config
+from mysql_snmp.agents.leak.detector import LeakDetector
+from mysql_snmp.agents.leak.state_file import state_path_for_target
+from mysql_snmp.agents.yaml_errors import describe_load_error
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agents.textfile import read_regular_text
+from mysql_snmp.agents.textfile import read_regular_text
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ nothing itself.  ``collect(conn, server, context) -> SourceResult``:
   binary_logs, master_status;
 - ``context`` holds the ``raw`` of the scrapers that ran before in this collection.
 
-The collector maps results to catalog names (agents.collection.map_to_catalog); a
+The collector maps results to catalog names (mysql_snmp.agents.collection.map_to_catalog); a
 scraper never invents a value the server did not print.
 """
 
@@ -25,52 +25,52 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 
-from agents.snapshot import Labels, ServerInfo, Value
-from parsers.status import parse_status_rows
+from mysql_snmp.agents.snapshot import Labels, ServerInfo, Value
+from mysql_snmp.parsers.status import parse_status_rows
 
 # Order matters: later scrapers may read what earlier ones put in ``context``
 # (host/process need the server's pid_file from global_variables), and consecutive
 # pipelined scrapers share one round trip (the psutil ones come last so as not to split it).
 SCRAPER_MODULES = (
-    "agents.sources.global_status",
-    "agents.sources.global_variables",
-    "agents.sources.innodb_status",
-    "agents.sources.replication",
-    "agents.sources.binlog",
-    "agents.sources.processlist",
-    "agents.sources.innodb_metrics",
-    "agents.sources.perf_schema_memory",
-    "agents.sources.slave_hosts",
-    "agents.sources.heartbeat",
+    "mysql_snmp.agents.sources.global_status",
+    "mysql_snmp.agents.sources.global_variables",
+    "mysql_snmp.agents.sources.innodb_status",
+    "mysql_snmp.agents.sources.replication",
+    "mysql_snmp.agents.sources.binlog",
+    "mysql_snmp.agents.sources.processlist",
+    "mysql_snmp.agents.sources.innodb_metrics",
+    "mysql_snmp.agents.sources.perf_schema_memory",
+    "mysql_snmp.agents.sources.slave_hosts",
+    "mysql_snmp.agents.sources.heartbeat",
     # mysqld_exporter's table collectors (agents/sources/table_source.py): not collected unless asked
     # for (the exporter's collector flags; innodb_cmp, innodb_cmpmem, query_response_time by default).
-    "agents.sources.innodb_cmp",
-    "agents.sources.innodb_cmpmem",
-    "agents.sources.query_response_time",
-    "agents.sources.auto_increment",
-    "agents.sources.info_schema_tables",
-    "agents.sources.innodb_tablespaces",
-    "agents.sources.table_statistics",
-    "agents.sources.schema_statistics",
-    "agents.sources.user_statistics",
-    "agents.sources.client_statistics",
-    "agents.sources.replica_host",
-    "agents.sources.mysql_user",
-    "agents.sources.sys_user_summary",
-    "agents.sources.perf_schema_events_statements",
-    "agents.sources.perf_schema_events_statements_sum",
-    "agents.sources.perf_schema_events_waits",
-    "agents.sources.perf_schema_file_events",
-    "agents.sources.perf_schema_file_instances",
-    "agents.sources.perf_schema_table_io_waits",
-    "agents.sources.perf_schema_index_io_waits",
-    "agents.sources.perf_schema_table_lock_waits",
-    "agents.sources.perf_schema_group_members",
-    "agents.sources.perf_schema_group_member_stats",
-    "agents.sources.perf_schema_applier_workers",
-    "agents.sources.rocksdb_perf_context",
-    "agents.sources.host",
-    "agents.sources.process",
+    "mysql_snmp.agents.sources.innodb_cmp",
+    "mysql_snmp.agents.sources.innodb_cmpmem",
+    "mysql_snmp.agents.sources.query_response_time",
+    "mysql_snmp.agents.sources.auto_increment",
+    "mysql_snmp.agents.sources.info_schema_tables",
+    "mysql_snmp.agents.sources.innodb_tablespaces",
+    "mysql_snmp.agents.sources.table_statistics",
+    "mysql_snmp.agents.sources.schema_statistics",
+    "mysql_snmp.agents.sources.user_statistics",
+    "mysql_snmp.agents.sources.client_statistics",
+    "mysql_snmp.agents.sources.replica_host",
+    "mysql_snmp.agents.sources.mysql_user",
+    "mysql_snmp.agents.sources.sys_user_summary",
+    "mysql_snmp.agents.sources.perf_schema_events_statements",
+    "mysql_snmp.agents.sources.perf_schema_events_statements_sum",
+    "mysql_snmp.agents.sources.perf_schema_events_waits",
+    "mysql_snmp.agents.sources.perf_schema_file_events",
+    "mysql_snmp.agents.sources.perf_schema_file_instances",
+    "mysql_snmp.agents.sources.perf_schema_table_io_waits",
+    "mysql_snmp.agents.sources.perf_schema_index_io_waits",
+    "mysql_snmp.agents.sources.perf_schema_table_lock_waits",
+    "mysql_snmp.agents.sources.perf_schema_group_members",
+    "mysql_snmp.agents.sources.perf_schema_group_member_stats",
+    "mysql_snmp.agents.sources.perf_schema_applier_workers",
+    "mysql_snmp.agents.sources.rocksdb_perf_context",
+    "mysql_snmp.agents.sources.host",
+    "mysql_snmp.agents.sources.process",
 )
 
 
@@ -122,7 +122,7 @@ class LocalScraper(Scraper):
     """
 
     def __init__(self, local_mysqld):
-        self.local = local_mysqld  # agents.sources.local_mysqld.LocalMysqld, shared by all of them
+        self.local = local_mysqld  # mysql_snmp.agents.sources.local_mysqld.LocalMysqld, shared by all of them
 
 
 def scraper_classes() -> dict[str, type[Scraper]]:

@@ -1,8 +1,8 @@
 """Binary log position and files: SHOW MASTER/BINARY LOG STATUS and SHOW BINARY LOGS."""
 
-from agents.sources import Scraper, SourceResult
-from parsers.binlog import binlog_values
-from parsers.values import text_of, typed_int
+from mysql_snmp.agents.sources import Scraper, SourceResult
+from mysql_snmp.parsers.binlog import binlog_values
+from mysql_snmp.parsers.values import text_of, typed_int
 
 LOGS_STATEMENT = "SHOW BINARY LOGS"
 

@@ -1,8 +1,8 @@
 """information_schema.CLIENT_STATISTICS (userstat=1): activity per client host."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource, userstat_only
-from parsers.userstat import client_statistics_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource, userstat_only
+from mysql_snmp.parsers.userstat import client_statistics_series
 
 
 class ClientStatistics(TableSource):

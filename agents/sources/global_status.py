@@ -1,7 +1,7 @@
 """SHOW GLOBAL STATUS: every server counter and gauge, name as printed -> typed value."""
 
-from agents.sources import NameValueScraper
-from parsers.status import without_wsrep, wsrep_enabled
+from mysql_snmp.agents.sources import NameValueScraper
+from mysql_snmp.parsers.status import without_wsrep, wsrep_enabled
 
 
 class GlobalStatus(NameValueScraper):

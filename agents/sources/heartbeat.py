@@ -7,8 +7,8 @@ like the original's ``--heartbeat DB.TABLE`` and mysqld_exporter's
 
 from dataclasses import dataclass
 
-from agents.sources import Scraper, SourceResult
-from parsers.heartbeat import heartbeat_row_series, heartbeat_values
+from mysql_snmp.agents.sources import Scraper, SourceResult
+from mysql_snmp.parsers.heartbeat import heartbeat_row_series, heartbeat_values
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 import psutil
 
-from agents.sources import LocalScraper, SourceResult, SourceUnavailable
-from parsers.host import host_values
+from mysql_snmp.agents.sources import LocalScraper, SourceResult, SourceUnavailable
+from mysql_snmp.parsers.host import host_values
 
 
 class Host(LocalScraper):

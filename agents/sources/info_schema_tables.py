@@ -1,8 +1,8 @@
 """information_schema.TABLES: version, row estimate and sizes per table (--collect.info_schema.tables.databases)."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource, sql_text
-from parsers.info_schema_tables import info_schema_tables_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource, sql_text
+from mysql_snmp.parsers.info_schema_tables import info_schema_tables_series
 
 COLUMNS = (
     "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, IFNULL(ENGINE, 'NONE') AS ENGINE, IFNULL(VERSION, 0) AS VERSION,"

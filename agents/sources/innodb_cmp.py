@@ -1,8 +1,8 @@
 """information_schema.INNODB_CMP: InnoDB page compression per page size (the exporter's default, as upstream)."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource
-from parsers.innodb_cmp import innodb_cmp_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource
+from mysql_snmp.parsers.innodb_cmp import innodb_cmp_series
 
 
 class InnodbCmp(TableSource):

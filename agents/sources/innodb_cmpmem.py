@@ -1,8 +1,8 @@
 """information_schema.INNODB_CMPMEM: the compressed page allocator (the exporter's default, as upstream)."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource
-from parsers.innodb_cmpmem import innodb_cmpmem_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource
+from mysql_snmp.parsers.innodb_cmpmem import innodb_cmpmem_series
 
 
 class InnodbCmpMem(TableSource):

@@ -1,8 +1,8 @@
 """SHOW ENGINE INNODB STATUS: the InnoDB monitor text, parsed by parsers/innodb.py."""
 
-from agents.snapshot import labels_of
-from agents.sources import Scraper, SourceResult
-from parsers.innodb import parse_innodb_status
+from mysql_snmp.agents.snapshot import labels_of
+from mysql_snmp.agents.sources import Scraper, SourceResult
+from mysql_snmp.parsers.innodb import parse_innodb_status
 
 STATEMENT = "SHOW ENGINE INNODB STATUS"
 

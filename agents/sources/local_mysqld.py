@@ -15,8 +15,8 @@ from pathlib import Path
 
 import psutil
 
-from agents.connection import ConnectionSettings
-from parsers.host import pick_mysqld_process, pid_from_pid_file_text
+from mysql_snmp.agents.connection import ConnectionSettings
+from mysql_snmp.parsers.host import pick_mysqld_process, pid_from_pid_file_text
 
 log = logging.getLogger(__name__)
 

@@ -1,8 +1,8 @@
 """mysql.user: resource limits per account, and privileges with --collect.mysql.user.privileges."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource
-from parsers.mysql_user import PRIVILEGE_COLUMNS, mysql_user_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource
+from mysql_snmp.parsers.mysql_user import PRIVILEGE_COLUMNS, mysql_user_series
 
 
 class MysqlUser(TableSource):

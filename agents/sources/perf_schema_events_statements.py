@@ -5,9 +5,9 @@ those seen in the last ``timelimit`` seconds, digest text cut to ``digest_text_l
 characters, system schemas (and ``exclude_schemas``) left out.
 """
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource, sql_text
-from parsers.perf_schema_statements import events_statements_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource, sql_text
+from mysql_snmp.parsers.perf_schema_statements import events_statements_series
 
 ALWAYS_EXCLUDED = ("mysql", "performance_schema", "information_schema")
 

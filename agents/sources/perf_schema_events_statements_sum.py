@@ -1,8 +1,8 @@
 """performance_schema.events_statements_summary_by_digest summed over every digest."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource
-from parsers.perf_schema_statements import SUM_COLUMNS, events_statements_sum_values
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource
+from mysql_snmp.parsers.perf_schema_statements import SUM_COLUMNS, events_statements_sum_values
 
 
 class PerfSchemaEventsStatementsSum(TableSource):

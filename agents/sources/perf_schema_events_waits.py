@@ -1,8 +1,8 @@
 """performance_schema.events_waits_summary_global_by_event_name: waits per instrument."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource
-from parsers.perf_schema_waits import events_waits_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource
+from mysql_snmp.parsers.perf_schema_waits import events_waits_series
 
 
 class PerfSchemaEventsWaits(TableSource):

@@ -1,8 +1,8 @@
 """performance_schema.file_summary_by_event_name: file reads, writes and other operations per instrument."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource
-from parsers.perf_schema_files import file_events_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource
+from mysql_snmp.parsers.perf_schema_files import file_events_series
 
 
 class PerfSchemaFileEvents(TableSource):

@@ -1,8 +1,8 @@
 """performance_schema.replication_group_member_stats: this member's certification and applier queues (MySQL)."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource, mysql_only
-from parsers.perf_schema_replication import group_member_stats_values
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource, mysql_only
+from mysql_snmp.parsers.perf_schema_replication import group_member_stats_values
 
 
 class PerfSchemaGroupMemberStats(TableSource):

@@ -1,8 +1,8 @@
 """performance_schema.replication_group_members: the members of a group replication group (MySQL)."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource, mysql_only
-from parsers.perf_schema_replication import group_members_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource, mysql_only
+from mysql_snmp.parsers.perf_schema_replication import group_members_series
 
 
 class PerfSchemaGroupMembers(TableSource):

@@ -1,8 +1,8 @@
 """performance_schema.table_io_waits_summary_by_index_usage: row operations and their wait time per index."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource
-from parsers.perf_schema_waits import index_io_waits_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource
+from mysql_snmp.parsers.perf_schema_waits import index_io_waits_series
 
 
 class PerfSchemaIndexIoWaits(TableSource):

@@ -1,8 +1,8 @@
 """performance_schema.table_io_waits_summary_by_table: row operations and their wait time per table."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource
-from parsers.perf_schema_waits import table_io_waits_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource
+from mysql_snmp.parsers.perf_schema_waits import table_io_waits_series
 
 
 class PerfSchemaTableIoWaits(TableSource):

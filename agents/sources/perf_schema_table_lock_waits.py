@@ -1,8 +1,8 @@
 """performance_schema.table_lock_waits_summary_by_table: SQL and external lock waits per table."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource
-from parsers.perf_schema_waits import table_lock_waits_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource
+from mysql_snmp.parsers.perf_schema_waits import table_lock_waits_series
 
 
 class PerfSchemaTableLockWaits(TableSource):

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import psutil
 
-from agents.sources import LocalScraper, SourceResult, SourceUnavailable
-from parsers.host import (
+from mysql_snmp.agents.sources import LocalScraper, SourceResult, SourceUnavailable
+from mysql_snmp.parsers.host import (
     cgroup_memory_limit_bytes,
     memory_cgroup_from_proc_cgroup,
     page_faults_from_proc_stat,

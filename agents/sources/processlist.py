@@ -1,7 +1,7 @@
 """Threads by command and state from information_schema.PROCESSLIST."""
 
-from agents.sources import Scraper, SourceResult
-from parsers.processlist import processlist_values
+from mysql_snmp.agents.sources import Scraper, SourceResult
+from mysql_snmp.parsers.processlist import processlist_values
 
 # information_schema rather than SHOW PROCESSLIST: the same rows, named columns, and
 # no Info text (queries can be large and may hold data we have no business copying).

@@ -1,8 +1,8 @@
 """information_schema.REPLICA_HOST_STATUS: the instances of an Amazon Aurora cluster."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource
-from parsers.replica_host import replica_host_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource
+from mysql_snmp.parsers.replica_host import replica_host_series
 
 
 class ReplicaHost(TableSource):

@@ -1,7 +1,7 @@
 """Replica status of every channel: SHOW ALL SLAVES STATUS / SHOW REPLICA STATUS / SHOW SLAVE STATUS."""
 
-from agents.sources import Scraper, SourceResult
-from parsers.replication import parse_replica_status, replica_values
+from mysql_snmp.agents.sources import Scraper, SourceResult
+from mysql_snmp.parsers.replication import parse_replica_status, replica_values
 
 
 def replica_status_statement(server) -> str:

@@ -1,8 +1,8 @@
 """information_schema.ROCKSDB_PERF_CONTEXT: RocksDB counters per table (MyRocks, MariaDB and Percona)."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource, sql_text
-from parsers.rocksdb_perf_context import STAT_TYPES, rocksdb_perf_context_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource, sql_text
+from mysql_snmp.parsers.rocksdb_perf_context import STAT_TYPES, rocksdb_perf_context_series
 
 
 class RocksdbPerfContext(TableSource):

@@ -1,8 +1,8 @@
 """information_schema.TABLE_STATISTICS (userstat=1) summed per schema."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource, userstat_only
-from parsers.table_statistics import schema_statistics_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource, userstat_only
+from mysql_snmp.parsers.table_statistics import schema_statistics_series
 
 
 class SchemaStatistics(TableSource):

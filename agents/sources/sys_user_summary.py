@@ -1,8 +1,8 @@
 """sys.x$user_summary: statements, file I/O, connections and memory per user."""
 
-from agents.sources import SourceResult
-from agents.sources.table_source import TableSource
-from parsers.sys_user_summary import sys_user_summary_series
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.agents.sources.table_source import TableSource
+from mysql_snmp.parsers.sys_user_summary import sys_user_summary_series
 
 
 class SysUserSummary(TableSource):

@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from agents.catalog import load_catalog
-from agents.cli import main
-from agents.throwaway import free_loopback_port
-from parsers.tabular import parse_table_text
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.cli import main
+from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.parsers.tabular import parse_table_text
 
 
 def cli(capsys, *argv: str) -> tuple[int, str, str]:
@@ -173,7 +173,7 @@ def test_list_sources_and_help_teach(capsys):
 
 
 def test_collect_and_exporter_help_state_the_password_rule(capsys):
-    from agents.connection import PASSWORD_RULE
+    from mysql_snmp.agents.connection import PASSWORD_RULE
 
     for command in ("collect", "exporter"):
         with pytest.raises(SystemExit):

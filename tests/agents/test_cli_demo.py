@@ -12,13 +12,13 @@ from pathlib import Path
 import psutil
 import pytest
 
-from agents.throwaway import ThrowawayError, find_binary
+from mysql_snmp.agents.throwaway import ThrowawayError, find_binary
 from tests.agentx.netsnmp import need_net_snmp
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # What each child's command line contains, so a pid reused by another program is not taken for it.
-CHILD_PROGRAMS = {"mariadbd": "mariadbd", "snmpd": "snmpd", "exporter": "agents.cli",
-                  "agentx": "agents.commands.agentx"}
+CHILD_PROGRAMS = {"mariadbd": "mariadbd", "snmpd": "snmpd", "exporter": "mysql_snmp.agents.cli",
+                  "agentx": "mysql_snmp.agents.commands.agentx"}
 
 
 @pytest.fixture(autouse=True)
@@ -32,7 +32,7 @@ def needs_mariadb_and_net_snmp():
 
 def demo_command(*options: str) -> list[str]:
     script = Path(sys.executable).with_name("mysql-snmp")  # the installed console script
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "agents.cli"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "mysql_snmp.agents.cli"]
     return [*command, "demo", *options]
 
 

@@ -14,17 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from agents.cli import build_parser, commands_of, main
-from agents.commands.perl_agent_options import PASSWORD_REFUSED, apply_perl_agent_options
-from agents.sources import default_source_names
-from agents.throwaway import free_loopback_port
+from mysql_snmp.agents.cli import build_parser, commands_of, main
+from mysql_snmp.agents.commands.perl_agent_options import PASSWORD_REFUSED, apply_perl_agent_options
+from mysql_snmp.agents.sources import default_source_names
+from mysql_snmp.agents.throwaway import free_loopback_port
 
 REPO = Path(__file__).resolve().parents[2]
 PYPROJECT_VERSION = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
 
 
 def run_cli(*argv: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "import sys; from agents.cli import main; sys.exit(main())", *argv],
+    return subprocess.run([sys.executable, "-c", "import sys; from mysql_snmp.agents.cli import main; sys.exit(main())", *argv],
                           capture_output=True, text=True, cwd=REPO, timeout=60, **kwargs)
 
 
@@ -92,7 +92,7 @@ def test_verbose_is_debug_logging():
 def test_basic_auth_without_bcrypt_is_one_clear_line(tmp_path):
     web = tmp_path / "web.yml"
     web.write_text("basic_auth_users:\n  prometheus: $2b$12$" + "a" * 53 + "\n")
-    blocked = ("import sys; sys.modules['bcrypt'] = None; from agents.cli import main; "
+    blocked = ("import sys; sys.modules['bcrypt'] = None; from mysql_snmp.agents.cli import main; "
                "sys.exit(main())")  # an import of a module set to None raises ImportError, as when absent
     result = subprocess.run(
         [sys.executable, "-c", blocked, "exporter", "--web.config.file", str(web),
@@ -130,7 +130,7 @@ def test_sighup_is_logged_not_fatal_and_sigterm_ends_cleanly(command, tmp_path):
         options = ["exporter", "--config.my-cnf", str(my_cnf), "--web.listen-address",
                    f"127.0.0.1:{free_loopback_port()}", "--no-exporter.leak-detector"]
     with open(log, "wb") as out:
-        process = subprocess.Popen([sys.executable, "-c", "import sys; from agents.cli import main; sys.exit(main())",
+        process = subprocess.Popen([sys.executable, "-c", "import sys; from mysql_snmp.agents.cli import main; sys.exit(main())",
                                     *options], cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
     try:
         wait_for(lambda: "serving" in log.read_text() or "listening" in log.read_text().lower()

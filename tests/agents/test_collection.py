@@ -6,18 +6,18 @@ import os
 
 import pytest
 
-from agents.catalog import parse_catalog
-from agents.collection import Collector, map_to_catalog
-from agents.connection import ConnectionSettings, MySQLConnection, server_info_from_version
-from agents.derived import apply_derivations
-from agents.snapshot import Snapshot, labels_of
-from agents.sources import SourceResult, default_source_names, scraper_classes
-from agents.sources.binlog import status_statement
-from agents.sources.heartbeat import HeartbeatOptions
-from agents.sources.innodb_metrics import metrics_statement
-from agents.sources.local_mysqld import LocalMysqld, _confirmed
-from agents.sources.replication import replica_status_statement
-from agents.sources.slave_hosts import slave_hosts_statement
+from mysql_snmp.agents.catalog import parse_catalog
+from mysql_snmp.agents.collection import Collector, map_to_catalog
+from mysql_snmp.agents.connection import ConnectionSettings, MySQLConnection, server_info_from_version
+from mysql_snmp.agents.derived import apply_derivations
+from mysql_snmp.agents.snapshot import Snapshot, labels_of
+from mysql_snmp.agents.sources import SourceResult, default_source_names, scraper_classes
+from mysql_snmp.agents.sources.binlog import status_statement
+from mysql_snmp.agents.sources.heartbeat import HeartbeatOptions
+from mysql_snmp.agents.sources.innodb_metrics import metrics_statement
+from mysql_snmp.agents.sources.local_mysqld import LocalMysqld, _confirmed
+from mysql_snmp.agents.sources.replication import replica_status_statement
+from mysql_snmp.agents.sources.slave_hosts import slave_hosts_statement
 
 MARIADB_10_11 = server_info_from_version("10.11.19-MariaDB-0+deb12u1-log", "Debian 12")
 MARIADB_10_4 = server_info_from_version("10.4.32-MariaDB", "")
@@ -150,7 +150,7 @@ def test_heartbeat_lag_replaces_the_legacy_lag_on_a_replica_only():
 
 @pytest.mark.parametrize("lag, legacy", [(4.6, 3), (0.4, 0)])
 def test_heartbeat_lag_rounds_like_the_original_and_leaves_the_channel_series(lag, legacy):
-    from agents.sources.replication import replication_result
+    from mysql_snmp.agents.sources.replication import replication_result
 
     catalog = small_catalog(
         metric("replica_slave_lag_seconds", "replication", "slave_lag"),
@@ -253,7 +253,7 @@ def test_a_mysqld_that_exits_while_being_found_is_no_process(monkeypatch):
 
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
-    monkeypatch.setattr("agents.sources.local_mysqld._confirmed", lambda pid, datadir, port: child.pid)
+    monkeypatch.setattr("mysql_snmp.agents.sources.local_mysqld._confirmed", lambda pid, datadir, port: child.pid)
     local = LocalMysqld(ConnectionSettings(socket="/run/mysqld/mysqld.sock"))
     assert local.pid({"pid_file": "/nonexistent.pid"}) is None
 

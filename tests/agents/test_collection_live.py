@@ -8,10 +8,10 @@ import time
 import psutil
 import pytest
 
-from agents.collection import Collector
-from agents.connection import MySQLConnection
-from agents.sources.heartbeat import HeartbeatOptions
-from agents.throwaway import ThrowawayMariaDB, free_loopback_port
+from mysql_snmp.agents.collection import Collector
+from mysql_snmp.agents.connection import MySQLConnection
+from mysql_snmp.agents.sources.heartbeat import HeartbeatOptions
+from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port
 from tests.support import create_monitoring_user, root_settings, wait_for_replication
 
 pytestmark = pytest.mark.live
@@ -181,7 +181,7 @@ def test_primary_has_no_replica_channels(root_collector):
 def test_missing_slave_monitor_is_detected_once_and_not_retried(mariadb, tmp_path, caplog):
     user = create_monitoring_user(mariadb, tmp_path, GRANTS_WITHOUT_SLAVE_MONITOR)
     with Collector(user.settings, host_metrics="off") as collector:
-        with caplog.at_level(logging.WARNING, logger="agents.collection"):
+        with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.collection"):
             first = collector.collect()
         status = first.sources["replication"]
         assert (status.ok, status.reason, status.statements) == (False, "privilege", 1)
@@ -191,7 +191,7 @@ def test_missing_slave_monitor_is_detected_once_and_not_retried(mariadb, tmp_pat
 
         sent_before = global_status(mariadb, "Com_show_slave_status")
         caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="agents.collection"):
+        with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.collection"):
             later = [collector.collect() for _ in range(3)]
         assert global_status(mariadb, "Com_show_slave_status") == sent_before
         for snapshot in later:
@@ -249,7 +249,7 @@ def test_server_killed_mid_collection_then_restarted(caplog):
             assert mysql_values == set() and crashed.series == {} and crashed.raw == {}
 
             time.sleep(0.6)  # past the reconnect backoff: this collection tries to connect
-            with caplog.at_level(logging.INFO, logger="agents.connection"):
+            with caplog.at_level(logging.INFO, logger="mysql_snmp.agents.connection"):
                 down = collector.collect()
                 assert collector.collect().up is False
             assert down.up is False and all(name.startswith("agent_") for name in down.values)
@@ -263,7 +263,7 @@ def test_server_killed_mid_collection_then_restarted(caplog):
                 time.sleep(0.1)
                 recovered = collector.collect()
             assert recovered.up and recovered.values["agent_mysql_up"] == 1
-            outage_lines = [r.getMessage() for r in caplog.records if r.name == "agents.connection"]
+            outage_lines = [r.getMessage() for r in caplog.records if r.name == "mysql_snmp.agents.connection"]
             assert len([m for m in outage_lines if m.startswith("cannot reconnect")]) == 1, outage_lines
             # A new server process: its uptime counts from the restart.
             assert recovered.values["status_uptime"] <= time.monotonic() - restarted + 1

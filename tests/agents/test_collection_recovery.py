@@ -9,8 +9,8 @@ import logging
 import pymysql
 import pytest
 
-from agents.collection import Collector
-from agents.connection import ConnectionSettings, MySQLConnection
+from mysql_snmp.agents.collection import Collector
+from mysql_snmp.agents.connection import ConnectionSettings, MySQLConnection
 from tests.agents.test_collection import _FakeConnection, metric, small_catalog
 
 DENIED = pymysql.err.OperationalError(1227, "Access denied; you need (at least one of) the PROCESS privilege(s)")
@@ -54,7 +54,7 @@ class ScriptedServer:
 def scripted(monkeypatch):
     """(server, collector, clock): the collector's retry times follow ``clock[0]``."""
     clock = [1000.0]
-    monkeypatch.setattr("agents.collection.time.monotonic", lambda: clock[0])
+    monkeypatch.setattr("mysql_snmp.agents.collection.time.monotonic", lambda: clock[0])
     server = ScriptedServer()
     settings = ConnectionSettings(host="192.0.2.10")
     connection = MySQLConnection(settings, connector=server.connect, clock=lambda: clock[0])
@@ -68,7 +68,7 @@ def test_a_denied_source_backs_off_in_minutes_and_is_retried_on_every_reconnect(
     server, collector, clock = scripted
     server.overrides["SHOW ENGINE INNODB STATUS"] = DENIED
     retries = []
-    with caplog.at_level(logging.DEBUG, logger="agents.collection"):
+    with caplog.at_level(logging.DEBUG, logger="mysql_snmp.agents.collection"):
         for _ in range(8):
             if retries:
                 clock[0] += retries[-1]  # the retry is due
@@ -87,7 +87,7 @@ def test_a_denied_source_backs_off_in_minutes_and_is_retried_on_every_reconnect(
     # ...except after a reconnect: the new session may have the grant.
     server.overrides.pop("SHOW ENGINE INNODB STATUS")
     collector.connection.close()
-    with caplog.at_level(logging.WARNING, logger="agents.collection"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.collection"):
         fixed = collector.collect()
     assert fixed.sources["innodb_status"].ok
     assert "source innodb_status works again" in caplog.text
@@ -102,7 +102,7 @@ def test_a_lost_connection_is_reopened_within_the_collection(scripted, caplog):
     server, collector, _ = scripted
     assert collector.collect().up
     server.once["SHOW GLOBAL STATUS"] = LOST  # e.g. KILL CONNECTION, wait_timeout, a proxy restart
-    with caplog.at_level(logging.INFO, logger="agents.collection"):
+    with caplog.at_level(logging.INFO, logger="mysql_snmp.agents.collection"):
         snapshot = collector.collect()
     assert snapshot.up and all(status.ok for status in snapshot.sources.values())
     assert snapshot.values["status_uptime"] == 42
@@ -140,7 +140,7 @@ def test_a_server_side_timeout_is_an_answer(scripted):
 def test_a_repeated_failure_is_logged_when_it_starts_and_when_it_ends(scripted, caplog):
     server, collector, _ = scripted
     server.overrides["SHOW REPLICA STATUS"] = LOCKED  # a heartbeat or status table held by a lock
-    with caplog.at_level(logging.WARNING, logger="agents.collection"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.collection"):
         for _ in range(5):
             assert collector.collect().sources["replication"].reason == "timeout"
         server.overrides.pop("SHOW REPLICA STATUS")

@@ -6,15 +6,15 @@ from __future__ import annotations
 import logging
 import time
 
-from agents.collection import Collector
-from agents.throwaway import ThrowawayMariaDB, free_loopback_port
+from mysql_snmp.agents.collection import Collector
+from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port
 from tests.support import create_monitoring_user, root_settings
 
 GRANTS_WITHOUT_PROCESS = ("GRANT REPLICATION CLIENT, SLAVE MONITOR ON *.* TO {user}",)
 
 
 def connection_warnings(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "agents.connection" and r.levelno >= logging.WARNING]
+    return [r.getMessage() for r in caplog.records if r.name == "mysql_snmp.agents.connection" and r.levelno >= logging.WARNING]
 
 
 def test_a_server_down_at_start_is_logged_once_and_so_is_its_recovery(caplog, tmp_path):

@@ -8,7 +8,7 @@ import logging
 import pymysql
 import pytest
 
-from agents.connection import (
+from mysql_snmp.agents.connection import (
     PASSWORD_ENV,
     ConfigError,
     ConnectionSettings,
@@ -113,12 +113,12 @@ def test_binary_file_is_one_clear_line_naming_it(tmp_path):
 
 def test_file_readable_by_others_is_warned(tmp_path, caplog):
     path = write_cnf(tmp_path, "[client]\nuser = u\n", mode=0o644)
-    with caplog.at_level(logging.WARNING, logger="agents.connection"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.connection"):
         settings_from_my_cnf(path)
     assert any("readable by group or others" in r.getMessage() for r in caplog.records)
     caplog.clear()
     path.chmod(0o600)
-    with caplog.at_level(logging.WARNING, logger="agents.connection"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.connection"):
         settings_from_my_cnf(path)
     assert not caplog.records
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from agents.cli import main
-from parsers.innodb import parse_innodb_status
+from mysql_snmp.agents.cli import main
+from mysql_snmp.parsers.innodb import parse_innodb_status
 
 LIVE_STATUS = "fixtures/live/mariadb-10.11/show-engine-innodb-status-deadlock-fkerror-lockwait.txt"
 PT_DEADLOCK_LOGGER = "fixtures/innodb/percona-toolkit/percona-toolkit-pt-deadlock-logger-bug_1195034.txt"

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from agents.collection import Collector
-from agents.connection import MySQLConnection, MySQLUnavailable, QueryError
+from mysql_snmp.agents.collection import Collector
+from mysql_snmp.agents.connection import MySQLConnection, MySQLUnavailable, QueryError
 from tests.support import root_settings
 
 STATUS = "SHOW GLOBAL STATUS"
@@ -141,7 +141,7 @@ def test_collector_values_are_the_same_pipelined_or_not(mariadb):
 
 
 def test_a_hung_statement_holds_up_only_its_own_run_of_sources(mariadb):
-    from agents.sources.heartbeat import HeartbeatOptions
+    from mysql_snmp.agents.sources.heartbeat import HeartbeatOptions
 
     mariadb.execute("CREATE DATABASE IF NOT EXISTS pipeline_hb",
                     "CREATE TABLE IF NOT EXISTS pipeline_hb.heartbeat (ts VARCHAR(26), server_id INT PRIMARY KEY)")

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from agents.sources.process import cgroup_memory_limit
+from mysql_snmp.agents.sources.process import cgroup_memory_limit
 
 PID = 4242
 

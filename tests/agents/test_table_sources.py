@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from agents.snapshot import ServerInfo
-from agents.sources import scraper_classes
-from agents.sources.options import SourceOptions
-from agents.sources.table_source import TableSource
+from mysql_snmp.agents.snapshot import ServerInfo
+from mysql_snmp.agents.sources import scraper_classes
+from mysql_snmp.agents.sources.options import SourceOptions
+from mysql_snmp.agents.sources.table_source import TableSource
 
 MARIADB_1011 = ServerInfo("mariadb", (10, 11, 6), "10.11.6-MariaDB")
 MARIADB_104 = ServerInfo("mariadb", (10, 4, 30), "10.4.30-MariaDB")
@@ -27,7 +27,7 @@ def table_sources() -> list[str]:
 
 
 def test_every_table_source_feeds_its_own_catalog_entries_and_is_off_outside_the_exporter():
-    from agents.catalog import load_catalog
+    from mysql_snmp.agents.catalog import load_catalog
 
     catalog = load_catalog()
     assert len(table_sources()) == 25

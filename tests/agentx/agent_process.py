@@ -12,9 +12,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.agentx.session import AgentXSession
-from agents.agentx.view import MibView
-from agents.catalog import format_oid, load_catalog
+from mysql_snmp.agents.agentx.session import AgentXSession
+from mysql_snmp.agents.agentx.view import MibView
+from mysql_snmp.agents.catalog import format_oid, load_catalog
 from tests.agentx.netsnmp import Snmpd, start_agent, stop_process, wait_until
 from tests.support import create_monitoring_user
 

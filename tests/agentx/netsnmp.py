@@ -3,8 +3,8 @@ process): the same objects, plus a skip when Net-SNMP is missing and a wait that
 
 from __future__ import annotations
 
-from agents import netsnmp_sandbox
-from agents.netsnmp_sandbox import (  # noqa: F401  (re-exported for the test modules)
+from mysql_snmp.agents import netsnmp_sandbox
+from mysql_snmp.agents.netsnmp_sandbox import (  # noqa: F401  (re-exported for the test modules)
     COMMUNITY,
     EXCEPTIONS,
     INSTALL_HINT,

@@ -3,8 +3,8 @@ on the real catalog's content (and can serve values a real server never reaches,
 
 from __future__ import annotations
 
-from agents.catalog import parse_catalog
-from agents.snapshot import Snapshot, labels_of
+from mysql_snmp.agents.catalog import parse_catalog
+from mysql_snmp.agents.snapshot import Snapshot, labels_of
 
 ROOT = "1.3.6.1.4.1.20267.200"
 LEGACY = (1, 3, 6, 1, 4, 1, 20267, 200, 1)

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from agents.agentx.tableindex import encode_index
-from agents.agentx.view import build_view
-from agents.catalog import load_catalog
-from agents.commands import agentx
-from agents.connection import ConfigError
-from agents.snapshot import Snapshot, labels_of
+from mysql_snmp.agents.agentx.tableindex import encode_index
+from mysql_snmp.agents.agentx.view import build_view
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.commands import agentx
+from mysql_snmp.agents.connection import ConfigError
+from mysql_snmp.agents.snapshot import Snapshot, labels_of
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SERIES = "innodb_mem_dictionary_bytes"
@@ -30,7 +30,7 @@ def parse(*argv: str) -> argparse.Namespace:
 
 
 def test_help_documents_the_leak_flags():
-    result = subprocess.run([sys.executable, "-m", "agents.cli", "agentx", "--help"], cwd=REPO_ROOT,
+    result = subprocess.run([sys.executable, "-m", "mysql_snmp.agents.cli", "agentx", "--help"], cwd=REPO_ROOT,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     for flag in ("--leak-config FILE", "--leak-state FILE", "--no-leak", "leakDetected"):
@@ -77,11 +77,11 @@ def test_bad_leak_config_exits_2_naming_the_file(tmp_path, capsys):
 
 def test_list_sources_prints_the_sources_and_exits_without_serving():
     # Before the fix the agent started serving instead (and the run hit the timeout).
-    result = subprocess.run([sys.executable, "-m", "agents.cli", "agentx", "--list-sources",
+    result = subprocess.run([sys.executable, "-m", "mysql_snmp.agents.cli", "agentx", "--list-sources",
                              "--agentx-socket", "tcp:127.0.0.1:1"], cwd=REPO_ROOT,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    from agents.sources import scraper_classes
+    from mysql_snmp.agents.sources import scraper_classes
 
     listed = [line.split()[0] for line in result.stdout.splitlines() if line.strip()]
     assert listed == list(scraper_classes())

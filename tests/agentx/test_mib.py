@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.catalog import format_oid, load_catalog
-from agents.generate import REPO_ROOT, mib, stale_files
+from mysql_snmp.agents.catalog import format_oid, load_catalog
+from mysql_snmp.agents.generate import REPO_ROOT, mib, stale_files
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 IETF_MIBS = SHARED / "mibs" / "ietf"

@@ -2,14 +2,14 @@
 
 import pytest
 
-from agents.agentx.codec import (
+from mysql_snmp.agents.agentx.codec import (
     CleanupSet, Close, CloseReason, Get, GetNext, Notify, Open, Ping, Register, Response, ResponseError,
     SearchRange,
 )
-from agents.agentx.protocol import (
+from mysql_snmp.agents.agentx.protocol import (
     AgentXProtocol, Answer, AnswerFailed, MasterClosed, NotRegistered, Phase, Refused, Registered,
 )
-from agents.agentx.view import TreeLayout, build_view
+from mysql_snmp.agents.agentx.view import TreeLayout, build_view
 from tests.agentx.synthetic import LEGACY, NEW, synthetic_catalog, synthetic_snapshot
 
 VIEW = build_view(TreeLayout.from_catalog(synthetic_catalog()), synthetic_snapshot())

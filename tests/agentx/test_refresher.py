@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from agents.agentx.codec import VarType
-from agents.agentx.refresher import ViewRefresher
-from agents.agentx.view import TreeLayout
-from agents.snapshot import labels_of
+from mysql_snmp.agents.agentx.codec import VarType
+from mysql_snmp.agents.agentx.refresher import ViewRefresher
+from mysql_snmp.agents.agentx.view import TreeLayout
+from mysql_snmp.agents.snapshot import labels_of
 from tests.agentx.synthetic import LEGACY, NEW, synthetic_catalog, synthetic_snapshot
 
 

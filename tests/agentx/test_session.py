@@ -7,13 +7,13 @@ import asyncio
 import struct
 from contextlib import asynccontextmanager
 
-from agents.agentx import codec
-from agents.agentx.codec import (
+from mysql_snmp.agents.agentx import codec
+from mysql_snmp.agents.agentx.codec import (
     CleanupSet, Close, CloseReason, Decoder, Get, GetNext, Notify, Open, Ping, Register, Response,
     ResponseError, SearchRange, VarType,
 )
-from agents.agentx.session import SNMP_TRAP_OID_0, SYS_UPTIME_0, AgentXSession, MasterAddress
-from agents.agentx.view import TreeLayout, build_view
+from mysql_snmp.agents.agentx.session import SNMP_TRAP_OID_0, SYS_UPTIME_0, AgentXSession, MasterAddress
+from mysql_snmp.agents.agentx.view import TreeLayout, build_view
 from tests.agentx.synthetic import LEGACY, NEW, synthetic_catalog, synthetic_snapshot
 
 TIMEOUT = 5.0

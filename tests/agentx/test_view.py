@@ -6,15 +6,15 @@ import time
 
 import pytest
 
-from agents.agentx import codec
-from agents.agentx.codec import (
+from mysql_snmp.agents.agentx import codec
+from mysql_snmp.agents.agentx.codec import (
     CleanupSet, CommitSet, Get, GetBulk, GetNext, ResponseError, SearchRange, VarBind, VarType,
 )
-from agents.agentx.responder import answer
-from agents.agentx.tableindex import UnindexableRow, encode_index
-from agents.agentx.view import TreeLayout, build_view, wire_value
-from agents.catalog import load_catalog
-from agents.snapshot import labels_of
+from mysql_snmp.agents.agentx.responder import answer
+from mysql_snmp.agents.agentx.tableindex import UnindexableRow, encode_index
+from mysql_snmp.agents.agentx.view import TreeLayout, build_view, wire_value
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.snapshot import labels_of
 from tests.agentx.synthetic import LEGACY, NEW, synthetic_catalog, synthetic_snapshot
 
 
@@ -189,7 +189,7 @@ def test_legacy_root_can_be_moved_like_the_original_oid_option():
 
 
 def test_legacy_object_serves_the_catalog_fallback_when_its_own_value_is_absent():
-    from agents.snapshot import Snapshot
+    from mysql_snmp.agents.snapshot import Snapshot
 
     catalog = load_catalog()
     layout = TreeLayout.from_catalog(catalog)

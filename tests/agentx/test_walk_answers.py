@@ -5,13 +5,13 @@ import struct
 
 import pytest
 
-from agents.agentx.codec import (
+from mysql_snmp.agents.agentx.codec import (
     Decoder, Get, GetNext, Ping, Response, ResponseError, SearchRange, VarBind, VarType, encode,
 )
-from agents.agentx.protocol import AgentXProtocol, StreamBroken
-from agents.agentx.responder import answer
-from agents.agentx.view import MibView, TreeLayout, build_view
-from agents.agentx.walk_answers import WalkAnswers
+from mysql_snmp.agents.agentx.protocol import AgentXProtocol, StreamBroken
+from mysql_snmp.agents.agentx.responder import answer
+from mysql_snmp.agents.agentx.view import MibView, TreeLayout, build_view
+from mysql_snmp.agents.agentx.walk_answers import WalkAnswers
 from tests.agentx.synthetic import LEGACY, NEW, synthetic_catalog, synthetic_snapshot
 
 LAYOUT = TreeLayout.from_catalog(synthetic_catalog())

@@ -52,14 +52,14 @@ sys.path.insert(0, str(REPO_ROOT))
 
 import psutil  # noqa: E402
 
-from agents.agentx.codec import GetNext, SearchRange, encode  # noqa: E402
-from agents.agentx.protocol import AgentXProtocol  # noqa: E402
-from agents.agentx.responder import answer  # noqa: E402
-from agents.agentx.view import TreeLayout, build_view  # noqa: E402
-from agents.catalog import format_oid, load_catalog  # noqa: E402
-from agents.collection import Collector  # noqa: E402
-from agents.connection import settings_from_my_cnf  # noqa: E402
-from agents.throwaway import ThrowawayMariaDB  # noqa: E402
+from mysql_snmp.agents.agentx.codec import GetNext, SearchRange, encode  # noqa: E402
+from mysql_snmp.agents.agentx.protocol import AgentXProtocol  # noqa: E402
+from mysql_snmp.agents.agentx.responder import answer  # noqa: E402
+from mysql_snmp.agents.agentx.view import TreeLayout, build_view  # noqa: E402
+from mysql_snmp.agents.catalog import format_oid, load_catalog  # noqa: E402
+from mysql_snmp.agents.collection import Collector  # noqa: E402
+from mysql_snmp.agents.connection import settings_from_my_cnf  # noqa: E402
+from mysql_snmp.agents.throwaway import ThrowawayMariaDB  # noqa: E402
 from tests.agentx.agent_process import mysql_up, run_agent, stop_agent  # noqa: E402
 from tests.agentx.netsnmp import Snmpd, stop_process, wait_until  # noqa: E402
 from tests.support import create_monitoring_user  # noqa: E402

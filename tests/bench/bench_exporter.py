@@ -32,7 +32,7 @@ import psutil
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from agents.throwaway import ThrowawayMariaDB, free_loopback_port  # noqa: E402
+from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port  # noqa: E402
 
 GO_EXPORTER = "/usr/bin/prometheus-mysqld-exporter"
 ACCEPT = ("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
@@ -76,13 +76,13 @@ def go_command(my_cnf: Path, port: int, scenario: str) -> list[str]:
 
 
 def our_command(my_cnf: Path, port: int, scenario: str) -> list[str]:
-    from agents.exporter.collectors import UNSUPPORTED_COLLECTORS
+    from mysql_snmp.agents.exporter.collectors import UNSUPPORTED_COLLECTORS
 
     # The leak detector runs (it is on by default) but keeps its history next to my_cnf,
     # not in /var/lib/mysql-snmp.
     leak_config = my_cnf.with_name("leak.yml")
     leak_config.write_text(f"leak:\n  state_file: {my_cnf.with_name('leak-state.json')}\n")
-    command = [sys.executable, "-m", "agents.cli", "--log-level=warning", "exporter",
+    command = [sys.executable, "-m", "mysql_snmp.agents.cli", "--log-level=warning", "exporter",
                f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}",
                f"--exporter.leak-config={leak_config}"]
     command += collector_flags(scenario, lambda name: name not in UNSUPPORTED_COLLECTORS)

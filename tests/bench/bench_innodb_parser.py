@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from parsers.innodb import parse_innodb_status  # noqa: E402
+from mysql_snmp.parsers.innodb import parse_innodb_status  # noqa: E402
 
 SHARED = ROOT / ".." / "shared" / "fixtures"
 PERL_MEDIAN_US = 1300.0

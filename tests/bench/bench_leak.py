@@ -26,10 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agents.leak import synthetic  # noqa: E402
-from agents.leak.config import LeakConfig, series_config  # noqa: E402
-from agents.leak.forecast import forecast  # noqa: E402
-from agents.leak.series_detector import LEAKING, SUSPECT, SeriesDetector  # noqa: E402
+from tests.leak import synthetic  # noqa: E402
+from mysql_snmp.agents.leak.config import LeakConfig, series_config  # noqa: E402
+from mysql_snmp.agents.leak.forecast import forecast  # noqa: E402
+from mysql_snmp.agents.leak.series_detector import LEAKING, SUSPECT, SeriesDetector  # noqa: E402
 from tests.leak.families import FAMILIES, Family  # noqa: E402
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from parsers.processlist import processlist_values  # noqa: E402
-from parsers.replication import parse_replica_status, replica_values  # noqa: E402
-from parsers.status import parse_status_rows  # noqa: E402
-from parsers.tabular import parse_table_text  # noqa: E402
+from mysql_snmp.parsers.processlist import processlist_values  # noqa: E402
+from mysql_snmp.parsers.replication import parse_replica_status, replica_values  # noqa: E402
+from mysql_snmp.parsers.status import parse_status_rows  # noqa: E402
+from mysql_snmp.parsers.tabular import parse_table_text  # noqa: E402
 
 FIXTURES = ROOT / ".." / "shared" / "fixtures"
 STATES = ("", "Sending data", "Waiting for table metadata lock", "statistics", "User lock", None)

@@ -32,9 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import psutil  # noqa: E402
 
-from agents.collection import Collector  # noqa: E402
-from agents.connection import ConnectionSettings  # noqa: E402
-from agents.throwaway import ThrowawayMariaDB  # noqa: E402
+from mysql_snmp.agents.collection import Collector  # noqa: E402
+from mysql_snmp.agents.connection import ConnectionSettings  # noqa: E402
+from mysql_snmp.agents.throwaway import ThrowawayMariaDB  # noqa: E402
 
 WORK_TABLES = 8
 PAGE_SIZE = 16384  # innodb_page_size of the throwaway server: one AHI node heap buffer

@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
-from agents.connection import ConfigError, ServerInfo, session_setup_statements
-from agents.exporter.flags import add_arguments, config_from_args
-from agents.exporter.log_format import JsonFormatter, LogfmtFormatter
-from agents.exporter.settings import default_settings, settings_from_dsn
-from agents.version import installed_version
+from mysql_snmp.agents.connection import ConfigError, ServerInfo, session_setup_statements
+from mysql_snmp.agents.exporter.flags import add_arguments, config_from_args
+from mysql_snmp.agents.exporter.log_format import JsonFormatter, LogfmtFormatter
+from mysql_snmp.agents.exporter.settings import default_settings, settings_from_dsn
+from mysql_snmp.agents.version import installed_version
 
 
 def parse(*argv: str):
@@ -73,12 +73,12 @@ def test_password_of_a_dsn_is_never_in_the_settings_text():
 
 
 def record(message: str, level=logging.INFO) -> logging.LogRecord:
-    return logging.LogRecord("agents.x", level, __file__, 1, message, (), None)
+    return logging.LogRecord("mysql_snmp.agents.x", level, __file__, 1, message, (), None)
 
 
 def test_logfmt_lines():
     line = LogfmtFormatter().format(record('scrape of "db" failed', logging.WARNING))
-    assert line.startswith("ts=") and " level=warn logger=agents.x " in line
+    assert line.startswith("ts=") and " level=warn logger=mysql_snmp.agents.x " in line
     assert line.endswith('msg="scrape of \\"db\\" failed"')
     assert LogfmtFormatter().format(record("ready")).endswith(" msg=ready")
 
@@ -95,7 +95,7 @@ def test_log_flags_and_version():
     assert (args.exporter_log_level, args.exporter_log_format) == ("warn", "json")
     with pytest.raises(SystemExit):
         parser.parse_args(["--log.format=xml"])
-    out = subprocess.run([sys.executable, "-m", "agents.cli", "exporter", "--version"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "mysql_snmp.agents.cli", "exporter", "--version"], capture_output=True,
                          text=True, check=True).stdout
     assert out.split() == ["mysql-snmp", "exporter", installed_version()]
 

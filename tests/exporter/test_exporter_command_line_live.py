@@ -9,8 +9,8 @@ import subprocess
 import pytest
 from exporter_harness import running_exporter
 
-from agents.collection import Collector
-from agents.exporter.settings import settings_from_dsn
+from mysql_snmp.agents.collection import Collector
+from mysql_snmp.agents.exporter.settings import settings_from_dsn
 
 pytestmark = pytest.mark.live
 
@@ -58,7 +58,7 @@ def test_tls_handshake_failure_and_disconnect_are_one_line_each(mariadb, monitor
                     "-out", str(cert)], check=True, capture_output=True)
     web = tmp_path / "web.yml"
     web.write_text(f"tls_server_config:\n  cert_file: {cert.name}\n  key_file: {key.name}\n")
-    caplog.set_level(logging.DEBUG, logger="agents.exporter.server")
+    caplog.set_level(logging.DEBUG, logger="mysql_snmp.agents.exporter.server")
     with running_exporter(f"--config.my-cnf={monitoring_user.my_cnf}", "--no-collect.host",
                           web_config=web) as exporter:
         host, port = exporter.url.removeprefix("https://").split(":")
@@ -68,7 +68,7 @@ def test_tls_handshake_failure_and_disconnect_are_one_line_each(mariadb, monitor
         with socket.create_connection((host, int(port)), timeout=5):
             pass  # connects and hangs up without a word
         assert exporter.scrape().value("mysql_up") == 1.0  # still serving
-    lines = [r for r in caplog.records if r.name == "agents.exporter.server" and r.levelno >= logging.DEBUG
+    lines = [r for r in caplog.records if r.name == "mysql_snmp.agents.exporter.server" and r.levelno >= logging.DEBUG
              and "listening" not in r.getMessage()]
     assert any(r.levelno == logging.INFO and "TLS handshake with 127.0.0.1 failed" in r.getMessage() for r in lines)
     # The plain-HTTP client: one info line.  The silent one: nothing above debug.

@@ -12,20 +12,20 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from agents.catalog import load_catalog
-from agents.exporter import compat, projection
-from agents.exporter.encoding import encode
-from agents.exporter.families import catalog_families
-from agents.collection import map_to_catalog
-from agents.snapshot import Snapshot
-from agents.sources import SourceResult
-from parsers.perf_schema_memory import memory_series
-from parsers.replication import legacy_replication_name
-from parsers.slave_hosts import replica_host_series
-from agents.sources.global_status import GlobalStatus
-from parsers.status import parse_status_rows, sample_number
-from parsers.tabular import parse_table_text
-from parsers.values import typed
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.exporter import compat, projection
+from mysql_snmp.agents.exporter.encoding import encode
+from mysql_snmp.agents.exporter.families import catalog_families
+from mysql_snmp.agents.collection import map_to_catalog
+from mysql_snmp.agents.snapshot import Snapshot
+from mysql_snmp.agents.sources import SourceResult
+from mysql_snmp.parsers.perf_schema_memory import memory_series
+from mysql_snmp.parsers.replication import legacy_replication_name
+from mysql_snmp.parsers.slave_hosts import replica_host_series
+from mysql_snmp.agents.sources.global_status import GlobalStatus
+from mysql_snmp.parsers.status import parse_status_rows, sample_number
+from mysql_snmp.parsers.tabular import parse_table_text
+from mysql_snmp.parsers.values import typed
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 LIVE = SHARED / "fixtures" / "live" / "mariadb-10.11"

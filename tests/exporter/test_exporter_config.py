@@ -12,13 +12,13 @@ from pathlib import Path
 import bcrypt
 import pytest
 
-from agents.connection import ConfigError, ConnectionSettings
-from agents.exporter import collectors
-from agents.exporter.flags import add_arguments, config_from_args, ignored_flags, parse_listen_address
-from agents.exporter.probe_access import ProbeAllowList, ProbeRefused
-from agents.exporter.settings import apply_address, default_settings, probe_settings, without_certificate_check
-from agents.exporter.web_config import BasicAuthVerifier, WebConfigError, load_web_config, parse_web_config
-from agents.sources.options import SourceOptions
+from mysql_snmp.agents.connection import ConfigError, ConnectionSettings
+from mysql_snmp.agents.exporter import collectors
+from mysql_snmp.agents.exporter.flags import add_arguments, config_from_args, ignored_flags, parse_listen_address
+from mysql_snmp.agents.exporter.probe_access import ProbeAllowList, ProbeRefused
+from mysql_snmp.agents.exporter.settings import apply_address, default_settings, probe_settings, without_certificate_check
+from mysql_snmp.agents.exporter.web_config import BasicAuthVerifier, WebConfigError, load_web_config, parse_web_config
+from mysql_snmp.agents.sources.options import SourceOptions
 
 
 def parse_args(*argv: str) -> argparse.Namespace:
@@ -170,8 +170,8 @@ def test_default_settings_file_wins_flags_fill_in(tmp_path):
 
 
 def test_leak_flags_reach_the_metrics_targets_detector(tmp_path):
-    from agents.catalog import load_catalog
-    from agents.exporter.app import ExporterApp
+    from mysql_snmp.agents.catalog import load_catalog
+    from mysql_snmp.agents.exporter.app import ExporterApp
 
     my_cnf = tmp_path / "my.cnf"
     my_cnf.write_text("[client]\nuser = monitor\nhost = db1\nport = 3307\n")
@@ -197,8 +197,8 @@ def test_leak_flags_reach_the_metrics_targets_detector(tmp_path):
 
 
 def test_bad_leak_config_is_a_config_error_naming_the_file(tmp_path):
-    from agents.catalog import load_catalog
-    from agents.exporter.app import ExporterApp
+    from mysql_snmp.agents.catalog import load_catalog
+    from mysql_snmp.agents.exporter.app import ExporterApp
 
     my_cnf = tmp_path / "my.cnf"
     my_cnf.write_text("[client]\nuser = monitor\n")
@@ -272,11 +272,11 @@ def test_basic_auth_verifier_caches_verdicts():
 def test_a_listen_address_that_cannot_be_bound_closes_the_ones_already_bound():
     import socket
 
-    from agents.catalog import load_catalog
-    from agents.exporter.app import ExporterApp
-    from agents.exporter.server import make_servers
-    from agents.exporter.web_config import WebConfig
-    from agents.throwaway import free_loopback_port
+    from mysql_snmp.agents.catalog import load_catalog
+    from mysql_snmp.agents.exporter.app import ExporterApp
+    from mysql_snmp.agents.exporter.server import make_servers
+    from mysql_snmp.agents.exporter.web_config import WebConfig
+    from mysql_snmp.agents.throwaway import free_loopback_port
 
     port = free_loopback_port()
     config = parse(f"--web.listen-address=127.0.0.1:{port}", f"--web.listen-address=127.0.0.1:{port}")
@@ -291,7 +291,7 @@ def test_a_listen_address_that_cannot_be_bound_closes_the_ones_already_bound():
 def test_a_listen_address_in_use_is_one_error_line_naming_it_and_exit_1(caplog, tmp_path):
     import socket
 
-    from agents.commands import exporter
+    from mysql_snmp.agents.commands import exporter
 
     my_cnf = tmp_path / "my.cnf"
     my_cnf.write_text("[client]\nhost = 127.0.0.1\nport = 1\nuser = monitor\n")
@@ -308,7 +308,7 @@ def test_a_listen_address_in_use_is_one_error_line_naming_it_and_exit_1(caplog, 
 
 
 def test_a_malformed_listen_address_is_one_error_line_and_exit_2(caplog):
-    from agents.commands import exporter
+    from mysql_snmp.agents.commands import exporter
 
     args = parse_args("--web.listen-address", "127.0.0.1", "--no-exporter.leak-detector")
     assert exporter.run(args) == 2  # was a ValueError traceback from the server start
@@ -322,7 +322,7 @@ def test_a_malformed_listen_address_is_one_error_line_and_exit_2(caplog):
     ("--timeout-offset", "-1"), ("--timeout-offset", "nan"),
 ])
 def test_durations_out_of_range_are_one_error_line_and_exit_2(flag, value, caplog):
-    from agents.commands import exporter
+    from mysql_snmp.agents.commands import exporter
 
     assert exporter.run(parse_args(flag, value, "--web.listen-address", "127.0.0.1:1",
                                    "--no-exporter.leak-detector")) == 2
@@ -360,7 +360,7 @@ def test_unusable_web_config_is_refused_in_one_line_naming_the_file(tmp_path, ki
 def test_the_exporter_command_refuses_a_binary_web_config_naming_it(tmp_path):
     path = tmp_path / "web.yml"
     path.write_bytes(b"\x89PNG\r\n\x1a\n")
-    result = subprocess.run([sys.executable, "-m", "agents.cli", "exporter", f"--web.config.file={path}",
+    result = subprocess.run([sys.executable, "-m", "mysql_snmp.agents.cli", "exporter", f"--web.config.file={path}",
                              "--web.listen-address=127.0.0.1:0"], capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     lines = result.stderr.strip().splitlines()

@@ -9,11 +9,11 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import generate_latest
 from prometheus_client.openmetrics.exposition import generate_latest as generate_openmetrics
 
-from agents.catalog import load_catalog
-from agents.exporter.encoding import FamilyInterner, encode
-from agents.exporter.projection import rows_families
-from parsers.status import parse_status_rows
-from parsers.tabular import parse_table_text
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.exporter.encoding import FamilyInterner, encode
+from mysql_snmp.agents.exporter.projection import rows_families
+from mysql_snmp.parsers.status import parse_status_rows
+from mysql_snmp.parsers.tabular import parse_table_text
 
 LIVE = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "live" / "mariadb-10.11"
 OPENMETRICS = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"

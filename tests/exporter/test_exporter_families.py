@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from agents.catalog import load_catalog
-from agents.exporter.families import catalog_families
-from agents.snapshot import Snapshot
-from parsers.innodb import parse_innodb_status
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.exporter.families import catalog_families
+from mysql_snmp.agents.snapshot import Snapshot
+from mysql_snmp.parsers.innodb import parse_innodb_status
 
 SEMAPHORE_WAITS = """
 ----------
@@ -45,8 +45,8 @@ def test_trx_id_counter_is_a_counter_named_without_its_type():
 def test_histogram_values_become_histogram_families_with_go_bucket_labels():
     from prometheus_client import generate_latest
 
-    from agents.exporter.families import go_float_text
-    from parsers.query_response_time import response_time_histogram
+    from mysql_snmp.agents.exporter.families import go_float_text
+    from mysql_snmp.parsers.query_response_time import response_time_histogram
 
     rows = [{"TIME": "      0.000001", "COUNT": 1, "TOTAL": "      0.000001"},
             {"TIME": "      1.000000", "COUNT": 2, "TOTAL": "      0.500000"},
@@ -74,7 +74,7 @@ def test_histogram_values_become_histogram_families_with_go_bucket_labels():
 def test_summary_series_keep_mysqld_exporter_quantile_labels():
     from prometheus_client import generate_latest
 
-    from parsers.perf_schema_statements import events_statements_series
+    from mysql_snmp.parsers.perf_schema_statements import events_statements_series
 
     row = {"SCHEMA_NAME": "shop", "DIGEST": "cd34", "DIGEST_TEXT": "SELECT ?", "COUNT_STAR": 10,
            "SUM_TIMER_WAIT": 5 * 10**12, "QUANTILE_95": 10**9, "QUANTILE_99": 2 * 10**9, "QUANTILE_999": 3 * 10**9}

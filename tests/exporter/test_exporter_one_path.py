@@ -13,8 +13,8 @@ from collections import Counter
 import pytest
 from exporter_harness import running_exporter
 
-from agents.exporter.collectors import ALWAYS_EXPORTED_KINDS, COLLECTORS
-from parsers.status import sample_number
+from mysql_snmp.agents.exporter.collectors import ALWAYS_EXPORTED_KINDS, COLLECTORS
+from mysql_snmp.parsers.status import sample_number
 
 pytestmark = pytest.mark.live
 
@@ -98,7 +98,7 @@ def test_every_collected_catalog_value_is_served_under_its_catalog_name(mariadb,
 
 
 def test_every_catalog_prometheus_name_belongs_to_a_collector(catalog=None):
-    from agents.catalog import load_catalog
+    from mysql_snmp.agents.catalog import load_catalog
 
     catalog = load_catalog()
     served_kinds = set(ALWAYS_EXPORTED_KINDS).union(*(c.catalog_kinds for c in COLLECTORS))

@@ -9,8 +9,8 @@ import zlib
 import pytest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-from agents.exporter.encoding import encode
-from agents.exporter.response import SharedBodies, scrape_body
+from mysql_snmp.agents.exporter.encoding import encode
+from mysql_snmp.agents.exporter.response import SharedBodies, scrape_body
 from tests.exporter.exporter_harness import PROMETHEUS_ACCEPT
 
 OPENMETRICS = PROMETHEUS_ACCEPT

@@ -18,14 +18,14 @@ from pathlib import Path
 import bcrypt
 import pytest
 
-from agents.catalog import load_catalog
-from agents.exporter.app import ExporterApp
-from agents.exporter.flags import add_arguments, config_from_args
-from agents.exporter.server import make_servers
-from agents.exporter.systemd_socket import (PassedFd, SystemdSocketError, adopt, adopt_all,
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.exporter.app import ExporterApp
+from mysql_snmp.agents.exporter.flags import add_arguments, config_from_args
+from mysql_snmp.agents.exporter.server import make_servers
+from mysql_snmp.agents.exporter.systemd_socket import (PassedFd, SystemdSocketError, adopt, adopt_all,
                                             parse_listen_environment, take_listen_environment)
-from agents.exporter.web_config import load_web_config
-from agents.throwaway import free_loopback_port
+from mysql_snmp.agents.exporter.web_config import load_web_config
+from mysql_snmp.agents.throwaway import free_loopback_port
 from tests.exporter.exporter_harness import RunningExporter, Scrape
 from tests.exporter.test_exporter_config import self_signed
 
@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parents[2]
 # process that will run the exporter. `sh -c` keeps its pid across exec, so $$ is the exporter's pid.
 # The socket arrives as the wrapper's stdin (Popen dup2s it to 0), moves to 3, and stdin is reset.
 SYSTEMD_LIKE_WRAPPER = 'export LISTEN_PID=$$; exec "$@" 3<&0 0</dev/null'
-EXPORTER = (sys.executable, "-m", "agents.cli", "exporter")
+EXPORTER = (sys.executable, "-m", "mysql_snmp.agents.cli", "exporter")
 
 
 def parse(*argv: str):
@@ -250,7 +250,7 @@ def test_flag_without_passed_sockets_exits_2_with_one_line(tmp_path):
     assert result.returncode == 2, result.stderr
     (line,) = result.stderr.splitlines()
     # mysqld_exporter's default log format, logfmt.
-    assert " level=error logger=agents.commands.exporter " in line, line
+    assert " level=error logger=mysql_snmp.agents.commands.exporter " in line, line
     assert line.endswith('msg="--web.systemd-socket: LISTEN_PID is not set, so systemd '
                          "passed no sockets; check that a .socket unit with ListenStream= activates this service "
                          "(the same unit name, or Sockets= in the .service) and that ExecStart= runs the exporter "

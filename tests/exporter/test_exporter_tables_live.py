@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from exporter_harness import Scrape, running_exporter, scrape_go_exporter
 
-from agents.exporter.collectors import UNSUPPORTED_COLLECTORS
-from agents.throwaway import ThrowawayMariaDB
+from mysql_snmp.agents.exporter.collectors import UNSUPPORTED_COLLECTORS
+from mysql_snmp.agents.throwaway import ThrowawayMariaDB
 from tests.support import create_monitoring_user
 
 pytestmark = pytest.mark.live

@@ -6,11 +6,11 @@ import logging
 import threading
 import time
 
-from agents.catalog import load_catalog
-from agents.exporter.collectors import BY_NAME, CompatOptions
-from agents.exporter.exposition import scrape_families
-from agents.exporter.targets import Target
-from agents.snapshot import ServerInfo, Snapshot, SourceStatus
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.exporter.collectors import BY_NAME, CompatOptions
+from mysql_snmp.agents.exporter.exposition import scrape_families
+from mysql_snmp.agents.exporter.targets import Target
+from mysql_snmp.agents.snapshot import ServerInfo, Snapshot, SourceStatus
 
 
 class ScriptedCollector:
@@ -51,7 +51,7 @@ def families_by_name(outcome, target):
 def test_host_collector_off_when_not_local_and_logged_once(caplog):
     collectors = (BY_NAME["global_status"], BY_NAME["host"])
     target = Target("db:3306", ScriptedCollector(lambda s: snapshot(s, not_local={"host", "process"})))
-    with caplog.at_level(logging.INFO, logger="agents.exporter.targets"):
+    with caplog.at_level(logging.INFO, logger="mysql_snmp.agents.exporter.targets"):
         for _ in range(2):
             outcome = target.scrape(collectors, time.monotonic() + 5)
     success = families_by_name(outcome, target)["mysql_exporter_collector_success"]
@@ -143,8 +143,8 @@ def test_data_age_counts_from_the_last_collection_that_reached_the_server():
 
 
 def test_remembered_collections_stay_bounded_whatever_collect_sets_scrapes_ask_for():
-    from agents.exporter.collectors import COLLECTORS
-    from agents.exporter.targets import MAX_REMEMBERED_SOURCE_SETS
+    from mysql_snmp.agents.exporter.collectors import COLLECTORS
+    from mysql_snmp.agents.exporter.targets import MAX_REMEMBERED_SOURCE_SETS
 
     collector = ScriptedCollector(snapshot)
     target = Target("db:3306", collector, min_interval=60)

@@ -11,8 +11,8 @@ import pymysql
 import pytest
 from exporter_harness import running_exporter
 
-from agents.connection import ConnectionSettings, MySQLConnection, QueryError, settings_from_my_cnf
-from agents.exporter.probe_access import ProbeAllowList, ProbeRefused, canonical_target
+from mysql_snmp.agents.connection import ConnectionSettings, MySQLConnection, QueryError, settings_from_my_cnf
+from mysql_snmp.agents.exporter.probe_access import ProbeAllowList, ProbeRefused, canonical_target
 from tests.fake_mysql_server import clear_text_phisher
 
 PASSWORD = "Zq8-never-leaves-7Kp"

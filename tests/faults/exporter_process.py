@@ -14,8 +14,8 @@ from pathlib import Path
 
 import psutil
 
-from agents.netsnmp_sandbox import REPO_ROOT, stop_process
-from agents.throwaway import free_loopback_port
+from mysql_snmp.agents.netsnmp_sandbox import REPO_ROOT, stop_process
+from mysql_snmp.agents.throwaway import free_loopback_port
 from tests.exporter.exporter_harness import PROMETHEUS_ACCEPT, Scrape
 
 
@@ -72,7 +72,7 @@ def start_exporter(my_cnf: Path, directory: Path, *flags: str) -> ExporterProces
     """``mysql-snmp exporter`` on a free loopback port, once it answers; its leak history in ``directory``."""
     port = free_loopback_port()
     log = directory / "exporter.log"
-    command = [sys.executable, "-m", "agents.cli", "exporter", f"--web.listen-address=127.0.0.1:{port}",
+    command = [sys.executable, "-m", "mysql_snmp.agents.cli", "exporter", f"--web.listen-address=127.0.0.1:{port}",
                f"--config.my-cnf={my_cnf}", f"--exporter.leak-state-file={directory / 'exporter-leak.json'}",
                *flags]
     with open(log, "ab") as output:

@@ -10,8 +10,8 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from agents.catalog import format_oid, load_catalog
-from agents.throwaway import ThrowawayMariaDB
+from mysql_snmp.agents.catalog import format_oid, load_catalog
+from mysql_snmp.agents.throwaway import ThrowawayMariaDB
 from tests.exporter.exporter_harness import RunningExporter, Scrape
 
 _CATALOG = load_catalog()

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from agents.agentx.session import AgentXSession, MasterAddress
-from agents.agentx.view import TreeLayout, build_view
-from agents.catalog import load_catalog
-from agents.snapshot import Snapshot
+from mysql_snmp.agents.agentx.session import AgentXSession, MasterAddress
+from mysql_snmp.agents.agentx.view import TreeLayout, build_view
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.snapshot import Snapshot
 from tests.agentx.agent_process import InProcessAgent
 from tests.agentx.netsnmp import Snmpd, need_net_snmp, wait_until
 from tests.agentx.test_session import FakeMaster, running_agent
@@ -69,7 +69,7 @@ def test_duplicate_registration_is_one_warning_and_registers_once_free(tmp_path,
                 await second.run(stop)
 
             thread = threading.Thread(target=lambda: loop.run_until_complete(run_second()), daemon=True)
-            with caplog.at_level(logging.DEBUG, logger="agents.agentx.session"):
+            with caplog.at_level(logging.DEBUG, logger="mysql_snmp.agents.agentx.session"):
                 thread.start()
                 wait_until(lambda: second.stats.connects >= 4, what="several refused registrations")
                 assert not second.registered.is_set() and first.session.registered.is_set()

@@ -17,7 +17,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from agents.leak.state_file import parse_state
+from mysql_snmp.agents.leak.state_file import parse_state
 from tests.agentx.agent_process import run_agent, stop_agent
 from tests.agentx.netsnmp import Snmpd, need_net_snmp
 from tests.exporter.exporter_harness import running_exporter
@@ -155,10 +155,10 @@ def test_exporter_history_file_fault(server, tmp_path, caplog, fault):
                     assert exporter.scrape().value("mysql_up") == 1
                     time.sleep(REFRESH)
                 recovery = check_recovery_while(path, end, lambda: exporter.scrape())
-    warnings = [r.getMessage() for r in caplog.records if r.name.startswith("agents.leak")
+    warnings = [r.getMessage() for r in caplog.records if r.name.startswith("mysql_snmp.agents.leak")
                 and r.levelno >= logging.WARNING and fault.warning in r.getMessage()]
     assert len(warnings) == 1 and str(path) in warnings[0] and "\n" not in warnings[0], warnings
-    assert not any(r.exc_info for r in caplog.records if r.name.startswith("agents.leak"))
+    assert not any(r.exc_info for r in caplog.records if r.name.startswith("mysql_snmp.agents.leak"))
     record_fault(f"history file {fault.name}", "exporter", f"started and served; one warning: {fault.warning}",
                  recovery)
     assert recovery <= 2 * REFRESH + 1  # a save is a collection away; plus the scrape in flight

@@ -12,8 +12,8 @@ import struct
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.agentx import codec
-from agents.agentx.codec import (
+from mysql_snmp.agents.agentx import codec
+from mysql_snmp.agents.agentx.codec import (
     AddAgentCaps, CleanupSet, Close, CloseReason, CommitSet, Decoder, Get, GetBulk, GetNext, IndexAllocate,
     IndexDeallocate, Notify, Open, Ping, ProtocolError, Register, RemoveAgentCaps, Response, SearchRange,
     UndoSet, Unregister, VarBind, VarType, decode, encode,

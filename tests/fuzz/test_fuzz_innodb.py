@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parsers.innodb import parse_innodb_status
-from parsers.innodb_sections import HANDLERS
+from mysql_snmp.parsers.innodb import parse_innodb_status
+from mysql_snmp.parsers.innodb_sections import HANDLERS
 from tests.fuzz.budget import fuzz_settings, no_hang
 from tests.parsers.test_innodb_properties import AGGREGATES, NOT_VERBATIM, TEXTS
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parsers.gtid import normalise_gtid_set
-from parsers.replication import _FIELDS, parse_replica_status, replica_values
-from parsers.values import text_of, typed_int
+from mysql_snmp.parsers.gtid import normalise_gtid_set
+from mysql_snmp.parsers.replication import _FIELDS, parse_replica_status, replica_values
+from mysql_snmp.parsers.values import text_of, typed_int
 from tests.fuzz.budget import fuzz_settings, no_hang
 
 COLUMNS = sorted({column for spec in _FIELDS for column in spec.columns}

@@ -10,8 +10,8 @@ from decimal import Decimal
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from parsers.status import parse_status_rows
-from parsers.values import text_of, typed
+from mysql_snmp.parsers.status import parse_status_rows
+from mysql_snmp.parsers.values import text_of, typed
 from tests.fuzz.budget import fuzz_settings, no_hang
 
 number_texts = st.one_of(

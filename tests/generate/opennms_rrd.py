@@ -16,9 +16,9 @@ import re
 import subprocess
 from pathlib import Path
 
-from agents.agentx.codec import VarType
-from agents.agentx.view import MibView
-from agents.generate.opennms_collection import NAME_COLUMNS, Collected
+from mysql_snmp.agents.agentx.codec import VarType
+from mysql_snmp.agents.agentx.view import MibView
+from mysql_snmp.agents.generate.opennms_collection import NAME_COLUMNS, Collected
 
 STEP = 1
 HEARTBEAT = 10

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.catalog import load_catalog, parse_catalog
-from agents.generate import opennms_collection
-from agents.generate.opennms_aliases import ALIAS_LIMIT, AliasError, abbreviate, all_aliases
+from mysql_snmp.agents.catalog import load_catalog, parse_catalog
+from mysql_snmp.agents.generate import opennms_collection
+from mysql_snmp.agents.generate.opennms_aliases import ALIAS_LIMIT, AliasError, abbreviate, all_aliases
 
 REPO = Path(__file__).resolve().parents[2]
 NS = {"d": opennms_collection.NAMESPACE}

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.catalog import load_catalog
-from agents.generate import opennms, opennms_collection, opennms_graphs
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.generate import opennms, opennms_collection, opennms_graphs
 from tests.generate.opennms_properties import command_arguments, parse_properties, reports
 
 REPO = Path(__file__).resolve().parents[2]

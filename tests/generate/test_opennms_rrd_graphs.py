@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from agents.agentx.view import TreeLayout, build_view
-from agents.catalog import load_catalog
-from agents.collection import Collector
-from agents.generate import opennms_collection, opennms_graphs
-from agents.leak.detector import LeakDetector
-from agents.sources.heartbeat import HeartbeatOptions
+from mysql_snmp.agents.agentx.view import TreeLayout, build_view
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.collection import Collector
+from mysql_snmp.agents.generate import opennms_collection, opennms_graphs
+from mysql_snmp.agents.leak.detector import LeakDetector
+from mysql_snmp.agents.sources.heartbeat import HeartbeatOptions
 from tests.generate.opennms_properties import command_arguments, parse_properties, reports
 from tests.generate.opennms_rrd import RrdRepository, sibling_directory
 from tests.support import root_settings

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.catalog import load_catalog
-from agents.cli import main
-from agents.generate import dashboards, server_rules
-from agents.generate.dashboard_boards import boards
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.cli import main
+from mysql_snmp.agents.generate import dashboards, server_rules
+from mysql_snmp.agents.generate.dashboard_boards import boards
 
 REPO = Path(__file__).resolve().parents[2]
 RULE_FILES = ("grafana/rules/mysql.rules.yml", "grafana/rules/mysql-leak.rules.yml")

@@ -2,8 +2,8 @@
 
 import pytest
 
-from agents.catalog import load_catalog
-from agents.generate.served_names import Served, replica_column, served
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.generate.served_names import Served, replica_column, served
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
-from agents.leak.synthetic import BYTES_PER_TABLE, DAY, HOUR, INNODB_BLOCK, MIB, Trace
+from tests.leak.synthetic import BYTES_PER_TABLE, DAY, HOUR, INNODB_BLOCK, MIB, Trace
 
 MB = 1_000_000
 DICTIONARY = "innodb_mem_dictionary_bytes"

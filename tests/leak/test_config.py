@@ -2,8 +2,8 @@
 
 import pytest
 
-from agents.catalog import load_catalog
-from agents.leak.config import DEFAULT_STATE_FILE, LeakConfigError, load_leak_config
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.leak.config import DEFAULT_STATE_FILE, LeakConfigError, load_leak_config
 
 
 def test_defaults_watch_the_memory_series_named_in_the_catalog():

@@ -5,10 +5,10 @@ import logging
 
 import pytest
 
-from agents.leak import synthetic
-from agents.leak.detector import LeakDetector, series_id
-from agents.leak.series_detector import LEAKING, OK
-from agents.snapshot import Snapshot, labels_of
+from tests.leak import synthetic
+from mysql_snmp.agents.leak.detector import LeakDetector, series_id
+from mysql_snmp.agents.leak.series_detector import LEAKING, OK
+from mysql_snmp.agents.snapshot import Snapshot, labels_of
 
 HOUR = synthetic.HOUR
 # day one (only suspect) shortened to 3 h, so the leak traces stay short
@@ -167,7 +167,7 @@ def test_unwritable_state_file_warns_once_and_keeps_detecting(tmp_path, caplog):
 
 
 def test_state_path_for_target_gives_each_target_its_file():
-    from agents.leak.state_file import state_path_for_target
+    from mysql_snmp.agents.leak.state_file import state_path_for_target
 
     base = "/var/lib/mysql-snmp/leak-state.json"
     assert str(state_path_for_target(base, "db1:3306")) == "/var/lib/mysql-snmp/leak-state.db1_3306.json"

@@ -3,9 +3,9 @@ family over a few days, first day included.  The benchmark runs 5 seeds x 30 day
 
 import pytest
 
-from agents.leak.config import LeakConfig, series_config
-from agents.leak.forecast import forecast
-from agents.leak.series_detector import LEAKING, SeriesDetector
+from mysql_snmp.agents.leak.config import LeakConfig, series_config
+from mysql_snmp.agents.leak.forecast import forecast
+from mysql_snmp.agents.leak.series_detector import LEAKING, SeriesDetector
 from tests.leak import families
 
 QUIET_DAYS = 3.0

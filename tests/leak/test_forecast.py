@@ -1,9 +1,9 @@
 """The RSS forecast counts towards the mysqld process's cgroup limit when the snapshot has one."""
 
-from agents.catalog import load_catalog
-from agents.leak.config import PROCESS_RSS_SERIES, load_leak_config
-from agents.leak.forecast import forecast
-from agents.leak.series_detector import LEAKING, Reading
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.leak.config import PROCESS_RSS_SERIES, load_leak_config
+from mysql_snmp.agents.leak.forecast import forecast
+from mysql_snmp.agents.leak.series_detector import LEAKING, Reading
 
 GIB = 2**30
 

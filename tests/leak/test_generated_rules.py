@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.catalog import load_catalog
-from agents.generate import alert_rules, opennms
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.generate import alert_rules, opennms
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO / ".." / "shared"

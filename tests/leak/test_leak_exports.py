@@ -1,12 +1,12 @@
 """The values the detector adds are what the exporter and the AgentX view serve."""
 
-from agents.agentx.tableindex import encode_index
-from agents.agentx.view import TreeLayout, build_view
-from agents.catalog import load_catalog
-from agents.exporter.families import catalog_families
-from agents.leak import synthetic
-from agents.leak.detector import LeakDetector
-from agents.snapshot import Snapshot, labels_of
+from mysql_snmp.agents.agentx.tableindex import encode_index
+from mysql_snmp.agents.agentx.view import TreeLayout, build_view
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.agents.exporter.families import catalog_families
+from tests.leak import synthetic
+from mysql_snmp.agents.leak.detector import LeakDetector
+from mysql_snmp.agents.snapshot import Snapshot, labels_of
 
 DICT = "innodb_mem_dictionary_bytes"
 

@@ -9,12 +9,12 @@ Open_table_definitions: a leak with reason ``tables``, which clears when they ar
 
 import pytest
 
-from agents.collection import Collector
-from agents.connection import ConnectionSettings
-from agents.leak.detector import LeakDetector
-from agents.leak.series_detector import LEAKING, OK
-from agents.snapshot import labels_of
-from agents.throwaway import ThrowawayMariaDB
+from mysql_snmp.agents.collection import Collector
+from mysql_snmp.agents.connection import ConnectionSettings
+from mysql_snmp.agents.leak.detector import LeakDetector
+from mysql_snmp.agents.leak.series_detector import LEAKING, OK
+from mysql_snmp.agents.snapshot import labels_of
+from mysql_snmp.agents.throwaway import ThrowawayMariaDB
 
 pytestmark = pytest.mark.live
 

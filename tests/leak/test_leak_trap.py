@@ -4,13 +4,13 @@ process on a real server: test_leak_agentx_e2e.py."""
 
 import pytest
 
-from agents.agentx.tableindex import encode_index
-from agents.agentx.view import TreeLayout, build_view
-from agents.catalog import format_oid, load_catalog
-from agents.leak import synthetic
-from agents.leak.detector import LeakDetector
-from agents.leak.notifications import leak_notification_hooks
-from agents.snapshot import Snapshot, labels_of
+from mysql_snmp.agents.agentx.tableindex import encode_index
+from mysql_snmp.agents.agentx.view import TreeLayout, build_view
+from mysql_snmp.agents.catalog import format_oid, load_catalog
+from tests.leak import synthetic
+from mysql_snmp.agents.leak.detector import LeakDetector
+from mysql_snmp.agents.leak.notifications import leak_notification_hooks
+from mysql_snmp.agents.snapshot import Snapshot, labels_of
 from tests.agentx.agent_process import InProcessAgent
 from tests.agentx.netsnmp import wait_until
 from tests.leak import trap_sink

@@ -1,11 +1,11 @@
 """Which state changes become notifications, and their varbinds."""
 
-from agents.agentx.codec import VarType
-from agents.agentx.tableindex import encode_index
-from agents.catalog import load_catalog, parse_oid
-from agents.leak.notifications import notification_for, notification_name
-from agents.leak.series_detector import LEAKING, OK, SUSPECT, LeakEvent
-from agents.snapshot import Snapshot, labels_of
+from mysql_snmp.agents.agentx.codec import VarType
+from mysql_snmp.agents.agentx.tableindex import encode_index
+from mysql_snmp.agents.catalog import load_catalog, parse_oid
+from mysql_snmp.agents.leak.notifications import notification_for, notification_name
+from mysql_snmp.agents.leak.series_detector import LEAKING, OK, SUSPECT, LeakEvent
+from mysql_snmp.agents.snapshot import Snapshot, labels_of
 
 SERIES = "process_resident_memory_bytes"
 

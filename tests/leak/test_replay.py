@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.commands import leak as leak_command
-from agents.leak import synthetic
-from agents.leak.replay import TraceError, read_trace
+from mysql_snmp.agents.commands import leak as leak_command
+from tests.leak import synthetic
+from mysql_snmp.agents.leak.replay import TraceError, read_trace
 
 HOUR = synthetic.HOUR
 
@@ -151,7 +151,7 @@ def test_console_command_end_to_end(tmp_path, short_day):
     write_trace(tmp_path / "seed.csv", trace)
     (tmp_path / "bad.csv").write_text("timestamp,value\n0,1\n15,x\n")
     repo = Path(__file__).resolve().parents[2]
-    command = [sys.executable, "-m", "agents.cli", "leak", "replay", "--series", "innodb_mem_dictionary_bytes",
+    command = [sys.executable, "-m", "mysql_snmp.agents.cli", "leak", "replay", "--series", "innodb_mem_dictionary_bytes",
                "--config", short_day]
     good = subprocess.run([*command, "--input", str(tmp_path / "seed.csv")], capture_output=True, text=True,
                           cwd=repo, timeout=120)

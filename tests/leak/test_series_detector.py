@@ -1,8 +1,8 @@
 """Qualitative behaviour of one series' detector on short synthetic traces."""
 
-from agents.leak import synthetic
-from agents.leak.config import LeakConfig, series_config
-from agents.leak.series_detector import LEAKING, OK, STATE_NAMES, SUSPECT, SeriesDetector
+from tests.leak import synthetic
+from mysql_snmp.agents.leak.config import LeakConfig, series_config
+from mysql_snmp.agents.leak.series_detector import LEAKING, OK, STATE_NAMES, SUSPECT, SeriesDetector
 
 HOUR = synthetic.HOUR
 DAY = synthetic.DAY
@@ -88,7 +88,7 @@ def test_rss_leak_forecast_is_within_25_percent():
     trace = synthetic.rss_leak(days=1.0, onset=12 * HOUR)
     detector = SeriesDetector(trace.series, series_config(trace.series, limit_bytes=trace.limit_bytes),
                               SHORT_DAY_ONE)
-    from agents.leak.forecast import forecast
+    from mysql_snmp.agents.leak.forecast import forecast
 
     for t, value, _ in trace.rows():
         detector.feed(t, value)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from agents.leak.config import LeakConfigError
-from agents.leak.setup import adopt_shared_history, build_leak_detector, default_state_path, describe_watched
+from mysql_snmp.agents.leak.config import LeakConfigError
+from mysql_snmp.agents.leak.setup import adopt_shared_history, build_leak_detector, default_state_path, describe_watched
 
 
 def write(path, text):

@@ -11,10 +11,10 @@ import threading
 
 import pytest
 
-from agents.leak.detector import LeakDetector
-from agents.leak.series_detector import OK
-from agents.leak.state_file import MAX_STATE_BYTES, load_state, parse_state, save_state
-from agents.snapshot import Snapshot
+from mysql_snmp.agents.leak.detector import LeakDetector
+from mysql_snmp.agents.leak.series_detector import OK
+from mysql_snmp.agents.leak.state_file import MAX_STATE_BYTES, load_state, parse_state, save_state
+from mysql_snmp.agents.snapshot import Snapshot
 
 DICT = "innodb_mem_dictionary_bytes"
 
@@ -60,7 +60,7 @@ def test_a_hostile_file_is_a_warning_and_a_fresh_start(tmp_path, caplog, name):
     path = tmp_path / "leak-state.json"
     content = HOSTILE[name]
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
-    with caplog.at_level(logging.WARNING, logger="agents.leak"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.leak"):
         assert load_in_thread(path) == {}
         detector = LeakDetector({}, state_path=path)
         detector.observe(Snapshot("db1", 2000.0, True, values={DICT: 2e6}))
@@ -74,7 +74,7 @@ def test_a_hostile_file_is_a_warning_and_a_fresh_start(tmp_path, caplog, name):
 def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path, caplog):
     path = tmp_path / "leak-state.json"
     os.mkfifo(path)
-    with caplog.at_level(logging.WARNING, logger="agents.leak"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.leak"):
         assert load_in_thread(path, seconds=5) == {}
     assert "not a regular file" in caplog.text and str(path) in caplog.text
 
@@ -86,7 +86,7 @@ def test_other_non_regular_paths_are_refused(tmp_path, caplog, kind):
         path.mkdir()
     else:
         path = "/dev/zero"  # endless: reading it "to the end" would never finish
-    with caplog.at_level(logging.WARNING, logger="agents.leak"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.leak"):
         assert load_in_thread(path) == {}
     assert str(path) in caplog.text and "starting without history" in caplog.text
 
@@ -95,7 +95,7 @@ def test_an_oversized_file_is_not_read(tmp_path, caplog):
     path = tmp_path / "leak-state.json"
     with open(path, "wb") as handle:
         handle.truncate(MAX_STATE_BYTES + 1)  # sparse: costs no disk
-    with caplog.at_level(logging.WARNING, logger="agents.leak"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.leak"):
         assert load_in_thread(path) == {}
     assert "more than such a file ever holds" in caplog.text
 
@@ -103,7 +103,7 @@ def test_an_oversized_file_is_not_read(tmp_path, caplog):
 def test_an_unreadable_file_is_a_warning(tmp_path, caplog):
     path = tmp_path / "leak-state.json"
     path.symlink_to(path)  # a loop: ELOOP, whoever runs the test (root reads any mode)
-    with caplog.at_level(logging.WARNING, logger="agents.leak"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.leak"):
         assert load_in_thread(path) == {}
     assert "unreadable" in caplog.text and str(path) in caplog.text
 
@@ -119,7 +119,7 @@ def test_a_series_that_turned_non_finite_is_restarted_and_the_others_saved(tmp_p
     detector.observe(Snapshot("db1", 1000.0, True, values={DICT: 1e6, "innodb_mem_adaptive_hash_index_bytes": 5e6}))
     # What a NaN reaching the history would do: before, json refused it at every save for ever.
     detector.detectors[DICT].history.last_time = math.nan
-    with caplog.at_level(logging.WARNING, logger="agents.leak"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.leak"):
         detector.save(1100.0)
         detector.save(1200.0)
     saved = parse_state(path.read_text())

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from agents.leak.trend import (
+from mysql_snmp.agents.leak.trend import (
     estimate_trend,
     find_steps,
     mann_kendall_z,

@@ -27,9 +27,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.catalog import format_oid, load_catalog
-from agents.netsnmp_sandbox import missing_net_snmp_tools, net_snmp_tool, parse_output
-from agents.throwaway import free_loopback_port
+from mysql_snmp.agents.catalog import format_oid, load_catalog
+from mysql_snmp.agents.netsnmp_sandbox import missing_net_snmp_tools, net_snmp_tool, parse_output
+from mysql_snmp.agents.throwaway import free_loopback_port
 from tests.support import create_monitoring_user
 
 REPO = Path(__file__).resolve().parents[2]

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from parsers.binlog import BinlogError, binlog_values, file_number, parse_binary_logs, parse_binlog_status
-from parsers.tabular import parse_table_text
+from mysql_snmp.parsers.binlog import BinlogError, binlog_values, file_number, parse_binary_logs, parse_binlog_status
+from mysql_snmp.parsers.tabular import parse_table_text
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 LIVE = "fixtures/live/mariadb-10.11/"

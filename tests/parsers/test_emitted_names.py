@@ -5,13 +5,13 @@ from collections import namedtuple
 
 import pytest
 
-from agents.catalog import load_catalog
-from parsers.binlog import binlog_values
-from parsers.heartbeat import heartbeat_row_series, heartbeat_values
-from parsers.host import PageFaults, host_values, process_values
-from parsers.processlist import processlist_values
-from parsers.replication import parse_replica_status, replica_values
-from parsers.values import CatalogValues
+from mysql_snmp.agents.catalog import load_catalog
+from mysql_snmp.parsers.binlog import binlog_values
+from mysql_snmp.parsers.heartbeat import heartbeat_row_series, heartbeat_values
+from mysql_snmp.parsers.host import PageFaults, host_values, process_values
+from mysql_snmp.parsers.processlist import processlist_values
+from mysql_snmp.parsers.replication import parse_replica_status, replica_values
+from mysql_snmp.parsers.values import CatalogValues
 
 SOURCES = ("replication", "binlog", "processlist", "host", "process", "heartbeat")
 

@@ -2,7 +2,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from parsers.heartbeat import (
+from mysql_snmp.parsers.heartbeat import (
     HeartbeatError,
     heartbeat_lag,
     heartbeat_timestamp,
@@ -75,7 +75,7 @@ def test_bad_timestamps_are_clear_errors():
 
 
 def test_every_row_per_server_id():
-    from parsers.heartbeat import heartbeat_row_series
+    from mysql_snmp.parsers.heartbeat import heartbeat_row_series
 
     rows = [{"ts": "2023-11-14T22:13:20.250000", "server_id": 1}, {"ts": "2023-11-14T22:13:19", "server_id": "7"},
             {"ts": "2023-11-14T22:13:19", "server_id": None}]

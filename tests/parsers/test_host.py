@@ -4,8 +4,8 @@ from collections import namedtuple
 import psutil
 import pytest
 
-from agents.snapshot import labels_of
-from parsers.host import (
+from mysql_snmp.agents.snapshot import labels_of
+from mysql_snmp.parsers.host import (
     MemoryCgroup,
     PageFaults,
     cgroup_memory_limit_bytes,

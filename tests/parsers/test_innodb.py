@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from parsers.innodb import InnodbStatus, parse_innodb_status
+from mysql_snmp.parsers.innodb import InnodbStatus, parse_innodb_status
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 INNODB_DIR = SHARED / "fixtures" / "innodb"
@@ -497,7 +497,7 @@ def test_non_ascii_digits_are_not_numbers():
 
 
 def test_float_tokens_must_be_plain_ascii_decimals():
-    from parsers.innodb_numbers import to_float
+    from mysql_snmp.parsers.innodb_numbers import to_float
 
     assert to_float("0.57,") == 0.57 and to_float("12") == 12.0
     assert to_float("1\u0662") is None  # Arabic-Indic digit two: float() would read 12.0

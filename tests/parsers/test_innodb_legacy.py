@@ -8,8 +8,8 @@ import csv
 
 import pytest
 
-from parsers.innodb import parse_innodb_status
-from parsers.innodb_legacy import legacy_innodb_values
+from mysql_snmp.parsers.innodb import parse_innodb_status
+from mysql_snmp.parsers.innodb_legacy import legacy_innodb_values
 from tests.parsers.test_innodb import SHARED, read_corpus
 
 EXTRA_KEYS = {"unpurged_txns", "last_checkpoint", "queries_inside", "queries_queued", "innodb_io_pattern_memory"}

@@ -7,7 +7,7 @@ import time
 import pymysql
 import pytest
 
-from parsers.innodb import parse_innodb_status
+from mysql_snmp.parsers.innodb import parse_innodb_status
 
 pytestmark = pytest.mark.live
 

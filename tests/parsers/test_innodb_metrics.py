@@ -1,6 +1,6 @@
 """INNODB_METRICS rows grouped as mysqld_exporter groups them."""
 
-from parsers.innodb_metrics import group_innodb_metrics
+from mysql_snmp.parsers.innodb_metrics import group_innodb_metrics
 
 
 def row(name, subsystem, count, kind="counter", **extra):

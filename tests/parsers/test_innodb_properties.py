@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsers.innodb import parse_innodb_status
-from parsers.innodb_sections import HANDLERS
+from mysql_snmp.parsers.innodb import parse_innodb_status
+from mysql_snmp.parsers.innodb_sections import HANDLERS
 from tests.parsers.test_innodb import corpus_files
 
 FILES = [path for path in corpus_files() if path.stat().st_size < 100_000]

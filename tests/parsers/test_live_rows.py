@@ -12,12 +12,12 @@ import psutil
 import pymysql
 import pytest
 
-from agents.snapshot import labels_of
-from agents.throwaway import ThrowawayMariaDB, free_loopback_port
-from parsers.binlog import binlog_values
-from parsers.host import pick_mysqld_process, pid_from_pid_file_text, process_values
-from parsers.processlist import processlist_values
-from parsers.replication import THREAD_CONNECTING, parse_replica_status, replica_values
+from mysql_snmp.agents.snapshot import labels_of
+from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port
+from mysql_snmp.parsers.binlog import binlog_values
+from mysql_snmp.parsers.host import pick_mysqld_process, pid_from_pid_file_text, process_values
+from mysql_snmp.parsers.processlist import processlist_values
+from mysql_snmp.parsers.replication import THREAD_CONNECTING, parse_replica_status, replica_values
 
 pytestmark = pytest.mark.live
 

@@ -2,15 +2,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.snapshot import labels_of
-from parsers.processlist import (
+from mysql_snmp.agents.snapshot import labels_of
+from mysql_snmp.parsers.processlist import (
     LEGACY_STATES,
     legacy_bucket,
     normalise_state,
     processlist_values,
     summarise_processlist,
 )
-from parsers.tabular import parse_table_text
+from mysql_snmp.parsers.tabular import parse_table_text
 
 
 def row(id, user, command, time, state, info=None):

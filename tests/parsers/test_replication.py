@@ -4,14 +4,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.snapshot import labels_of
-from parsers.replication import (
+from mysql_snmp.agents.snapshot import labels_of
+from mysql_snmp.parsers.replication import (
     THREAD_CONNECTING,
     legacy_replica_values,
     parse_replica_status,
     replica_values,
 )
-from parsers.tabular import parse_table_text
+from mysql_snmp.parsers.tabular import parse_table_text
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 NETDATA = "fixtures/status/netdata-go.d.plugin/netdata-go.d.plugin-"

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from parsers.status import parse_status_rows
-from parsers.tabular import parse_table_text
+from mysql_snmp.parsers.status import parse_status_rows
+from mysql_snmp.parsers.tabular import parse_table_text
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 

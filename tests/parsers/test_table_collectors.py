@@ -8,32 +8,32 @@ from decimal import Decimal
 
 import pytest
 
-from parsers.auto_increment import auto_increment_series
-from parsers.info_schema_tables import info_schema_tables_series
-from parsers.innodb_cmp import innodb_cmp_series
-from parsers.innodb_cmpmem import innodb_cmpmem_series
-from parsers.innodb_tablespaces import innodb_tablespaces_series
-from parsers.mysql_user import PRIVILEGE_COLUMNS, mysql_user_series
-from parsers.perf_schema_files import file_events_series, file_instances_series
-from parsers.perf_schema_replication import (
+from mysql_snmp.parsers.auto_increment import auto_increment_series
+from mysql_snmp.parsers.info_schema_tables import info_schema_tables_series
+from mysql_snmp.parsers.innodb_cmp import innodb_cmp_series
+from mysql_snmp.parsers.innodb_cmpmem import innodb_cmpmem_series
+from mysql_snmp.parsers.innodb_tablespaces import innodb_tablespaces_series
+from mysql_snmp.parsers.mysql_user import PRIVILEGE_COLUMNS, mysql_user_series
+from mysql_snmp.parsers.perf_schema_files import file_events_series, file_instances_series
+from mysql_snmp.parsers.perf_schema_replication import (
     applier_workers_series,
     group_member_stats_values,
     group_members_series,
     timestamp_seconds,
 )
-from parsers.perf_schema_statements import events_statements_series, events_statements_sum_values
-from parsers.perf_schema_waits import (
+from mysql_snmp.parsers.perf_schema_statements import events_statements_series, events_statements_sum_values
+from mysql_snmp.parsers.perf_schema_waits import (
     events_waits_series,
     index_io_waits_series,
     table_io_waits_series,
     table_lock_waits_series,
 )
-from parsers.query_response_time import response_time_histogram
-from parsers.replica_host import replica_host_series
-from parsers.sys_user_summary import sys_user_summary_series
-from parsers.table_rows import Field, series_from_rows
-from parsers.table_statistics import schema_statistics_series, table_statistics_series
-from parsers.userstat import COLUMNS, client_statistics_series, user_statistics_series
+from mysql_snmp.parsers.query_response_time import response_time_histogram
+from mysql_snmp.parsers.replica_host import replica_host_series
+from mysql_snmp.parsers.sys_user_summary import sys_user_summary_series
+from mysql_snmp.parsers.table_rows import Field, series_from_rows
+from mysql_snmp.parsers.table_statistics import schema_statistics_series, table_statistics_series
+from mysql_snmp.parsers.userstat import COLUMNS, client_statistics_series, user_statistics_series
 
 
 def labels(**pairs: str) -> tuple:
@@ -244,7 +244,7 @@ def test_group_replication_and_applier_workers():
 
 
 def test_rocksdb_perf_context_keeps_the_known_counters():
-    from parsers.rocksdb_perf_context import rocksdb_perf_context_series
+    from mysql_snmp.parsers.rocksdb_perf_context import rocksdb_perf_context_series
 
     rows = [{"TABLE_SCHEMA": "r", "TABLE_NAME": "t", "PARTITION_NAME": "", "STAT_TYPE": "IO_BYTES_READ", "VALUE": 512},
             {"TABLE_SCHEMA": "r", "TABLE_NAME": "t", "PARTITION_NAME": "p1", "STAT_TYPE": "BLOCK_READ_COUNT",
@@ -259,7 +259,7 @@ def test_rocksdb_perf_context_keeps_the_known_counters():
 
 
 def test_events_statements_latency_summary_on_mysql_8_0_28():
-    from parsers.perf_schema_statements import Summary
+    from mysql_snmp.parsers.perf_schema_statements import Summary
 
     row = {"SCHEMA_NAME": "shop", "DIGEST": "cd34", "DIGEST_TEXT": "SELECT ?", "COUNT_STAR": 10,
            "SUM_TIMER_WAIT": 5 * 10**12, "SUM_CPU_TIME": 10**12, "QUANTILE_95": 10**9, "QUANTILE_99": 2 * 10**9,

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parsers.tabular import parse_table_text, read_table
+from mysql_snmp.parsers.tabular import parse_table_text, read_table
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 

@@ -3,8 +3,8 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parsers.values import CatalogValues, typed, typed_int
-from agents.snapshot import Snapshot, labels_of
+from mysql_snmp.parsers.values import CatalogValues, typed, typed_int
+from mysql_snmp.agents.snapshot import Snapshot, labels_of
 
 
 def test_integers_stay_exact_beyond_64_bits():

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.catalog import format_oid, load_catalog
-from agents.connection import PASSWORD_ENV
-from agents.netsnmp_sandbox import REPO_ROOT, stop_process
-from agents.throwaway import free_loopback_port
+from mysql_snmp.agents.catalog import format_oid, load_catalog
+from mysql_snmp.agents.connection import PASSWORD_ENV
+from mysql_snmp.agents.netsnmp_sandbox import REPO_ROOT, stop_process
+from mysql_snmp.agents.throwaway import free_loopback_port
 from tests.agentx.agent_process import mysql_up
 from tests.agentx.netsnmp import Snmpd, need_net_snmp, wait_until
 from tests.faults.faultkit import kill_connections
@@ -100,7 +100,7 @@ def test_exporter_never_shows_the_password(mariadb, secret_setup, tmp_path):
     log_path = tmp_path / "exporter.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "agents.cli", "--log-level", "debug", "exporter", f"--config.my-cnf={my_cnf}",
+            [sys.executable, "-m", "mysql_snmp.agents.cli", "--log-level", "debug", "exporter", f"--config.my-cnf={my_cnf}",
              f"--web.listen-address=127.0.0.1:{port}", f"--exporter.leak-state-file={tmp_path / 'leak.json'}",
              "--collect.info_schema.processlist", "--collect.perf_schema.memory_events"],
             cwd=REPO_ROOT, env=environment(found), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
@@ -139,7 +139,7 @@ def test_exporter_never_shows_the_password(mariadb, secret_setup, tmp_path):
 def run_agentx(snmpd: Snmpd, my_cnf: Path, log_path: Path, env: dict, *options: str) -> subprocess.Popen:
     with open(log_path, "ab") as log:
         return subprocess.Popen(
-            [sys.executable, "-m", "agents.cli", "--log-level", "debug", "agentx", "--agentx-socket",
+            [sys.executable, "-m", "mysql_snmp.agents.cli", "--log-level", "debug", "agentx", "--agentx-socket",
              str(snmpd.agentx_socket), "--my-cnf", str(my_cnf), "--refresh", "1", *options],
             cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
 
@@ -194,8 +194,8 @@ def test_the_password_variable_is_not_handed_down(command, monkeypatch, tmp_path
     my_cnf.write_text("[client]\nhost = 127.0.0.1\nport = 9\nuser = nobody\n")
     my_cnf.chmod(0o600)
     if command == "exporter":
-        from agents.commands import exporter
-        from agents.exporter import server
+        from mysql_snmp.agents.commands import exporter
+        from mysql_snmp.agents.exporter import server
 
         monkeypatch.setattr(server, "serve", lambda *args: None)
         monkeypatch.setattr("signal.signal", lambda *args: None)  # keep pytest's own handlers
@@ -204,7 +204,7 @@ def test_the_password_variable_is_not_handed_down(command, monkeypatch, tmp_path
         args = parser.parse_args(["exporter", f"--config.my-cnf={my_cnf}", "--no-exporter.leak-detector"])
         assert exporter.run(args) == 0
     else:
-        from agents.commands import agentx
+        from mysql_snmp.agents.commands import agentx
 
         async def no_serving(refresher, session):
             return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 
-from agents.catalog import format_oid, load_catalog
+from mysql_snmp.agents.catalog import format_oid, load_catalog
 from tests.agentx.agent_process import run_agent, stop_agent
 from tests.agentx.netsnmp import Snmpd, need_net_snmp
 
