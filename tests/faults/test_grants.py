@@ -64,7 +64,8 @@ def test_exporter_survives_revoked_grants_and_killed_connections(server, tmp_pat
             time.sleep(REFRESH)
         # Never down: the killed connection is reopened within the collection that found it gone.
         assert all(result.value("mysql_up") == 1 for result in during)
-        assert all(result.value("mysql_global_status_uptime") > 0 for result in during)
+        # Values keep coming (the module's server may be under a second old: Uptime can read 0).
+        assert all(result.has("mysql_global_status_uptime") for result in during)
         denied = during[1:]  # the first scrape may still have run on the old session
         assert all(r.value("mysql_exporter_collector_success", **INNODB_SUCCESS) == 0 for r in denied)
         assert all(not r.has("mysql_innodb_monitor_timestamp_seconds") for r in denied)
