@@ -43,8 +43,6 @@ class Baseline:
 
     span_seconds: float
     high: float
-    range: float  # high - low
-    detrended_range: float  # range around the baseline's own linear trend (a daily cycle's amplitude)
     # How far the series wanders on its own: the larger of the robust spread (1.4826 x MAD)
     # of the bucket means around that trend and the typical half-range inside a bucket.
     noise: float = 0.0
@@ -222,9 +220,8 @@ class SeriesHistory:
 
     def _summarise(self, buckets: list[Bucket]) -> Baseline:
         high = max(b.high for b in buckets)
-        low = min(b.low for b in buckets)
         # The baseline's own trend by the medians of its two halves: cheap, robust enough
-        # to take a slow drift out of the range without an O(n^2) fit over a week of buckets.
+        # to take a slow drift out of the noise without an O(n^2) fit over a week of buckets.
         slope = 0.0
         if len(buckets) >= 4:
             half = len(buckets) // 2
@@ -232,8 +229,6 @@ class SeriesHistory:
             dt = median([b.start for b in second]) - median([b.start for b in first])
             if dt > 0:
                 slope = (median([b.mean for b in second]) - median([b.mean for b in first])) / dt
-        residual_high = max(b.high - slope * b.start for b in buckets)
-        residual_low = min(b.low - slope * b.start for b in buckets)
         span = buckets[-1].start + self.bucket_seconds - buckets[0].start
         residual_means = [b.mean - slope * b.start for b in buckets]
         centre = median(residual_means)
@@ -242,7 +237,7 @@ class SeriesHistory:
         climb = abs(slope) * self.bucket_seconds
         inside = median([max(0.0, b.high - b.low - climb) / 2 for b in buckets])
         typical = median([b.mean for b in buckets])
-        return Baseline(span, high, high - low, residual_high - residual_low, max(spread, inside), typical)
+        return Baseline(span, high, max(spread, inside), typical)
 
     # -- persistence -------------------------------------------------------------------
 
