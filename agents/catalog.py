@@ -394,6 +394,23 @@ def _validate_families(catalog: Catalog) -> None:
         if family.value not in catalog:
             raise CatalogError(f"prometheus_families.values: {family.name} reads unknown catalog value "
                                f"{family.value!r}")
+    _validate_named_families(catalog)
+
+
+def _validate_named_families(catalog: Catalog) -> None:
+    """A named family never takes a catalog entry's name: a fixed one none at all, a generic
+    one (``mysql_slave_status_{}``) none of another source's (its own parser leaves out the
+    keys the catalog lists, as the userstat parsers leave out the columns they know)."""
+    served = [(m.prometheus.name, m.source.kind, m.name) for m in catalog.metrics if m.prometheus is not None]
+    for source, rules in catalog.families.named.items():
+        for rule in rules:
+            if rule.drop:
+                continue
+            prefix = rule.name.split("{}", 1)[0]
+            for name, kind, entry in served:
+                if name == rule.name or (rule.generic and name.startswith(prefix) and kind != source):
+                    raise CatalogError(f"prometheus_families.named.{source}: {rule.name} would take "
+                                       f"{name}, served by catalog entry {entry!r}")
 
 
 def _label_set(raw: object, where: str) -> frozenset[str]:

@@ -1,35 +1,13 @@
-"""information_schema.INNODB_METRICS rows, grouped the way mysqld_exporter groups them."""
+"""information_schema.INNODB_METRICS rows as named values (the catalog groups and names them)."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
 from typing import Iterable
 
 from mysql_snmp.parsers.columns import MISSING, fold_row, pick
 from mysql_snmp.parsers.status import sample_number
+from mysql_snmp.parsers.types import NamedRow
 from mysql_snmp.parsers.values import text_of, typed
-
-_BUFFER_POOL_PAGES = re.compile(r"^buffer_pool_pages_(.*)$")
-_BUFFER_PAGE_IO = re.compile(r"^buffer_page_(read|written)_(.*)$")
-
-
-@dataclass(frozen=True)
-class InnodbMetric:
-    subsystem: str
-    name: str
-    counter: bool  # a counter that went negative is a server bug (bugs.mysql.com 75966): not a counter
-    comment: str
-    value: float
-
-
-@dataclass
-class InnodbMetricGroups:
-    page_read: dict[str, float] = field(default_factory=dict)  # page type -> pages read
-    page_written: dict[str, float] = field(default_factory=dict)
-    pool_pages: dict[str, float] = field(default_factory=dict)  # state -> pages (not the total)
-    pool_dirty: float | None = None
-    others: list[InnodbMetric] = field(default_factory=list)
 
 
 def _text(folded: dict, column: str) -> str:
@@ -46,9 +24,13 @@ def _enabled(folded: dict) -> bool:
     return enabled is MISSING or enabled is None or typed(enabled) == 1
 
 
-def group_innodb_metrics(rows: Iterable[object]) -> InnodbMetricGroups:
-    """Enabled counters: buffer page I/O by page type, buffer pool pages by state, the rest one by one."""
-    groups = InnodbMetricGroups()
+def innodb_metric_rows(rows: Iterable[object]) -> list[NamedRow]:
+    """Every enabled counter, keyed ``<SUBSYSTEM>/<NAME>`` (case kept), with its kind and COMMENT.
+
+    Which rows mysqld_exporter groups (buffer page I/O by page type, buffer pool pages by
+    state) or leaves out (the pool's page total) is the catalog's ``prometheus_families.named``.
+    """
+    named = []
     for index, row in enumerate(rows):
         folded = fold_row(row, f"INNODB_METRICS row {index}")
         if not _enabled(folded):
@@ -58,19 +40,7 @@ def group_innodb_metrics(rows: Iterable[object]) -> InnodbMetricGroups:
         value = None if count is MISSING else sample_number(typed(count))
         if not name or value is None:
             continue
-        if subsystem == "buffer_page_io":
-            match = _BUFFER_PAGE_IO.match(name)
-            if match:
-                (groups.page_read if match.group(1) == "read" else groups.page_written)[match.group(2)] = value
-            continue
-        if subsystem == "buffer":
-            match = _BUFFER_POOL_PAGES.match(name)
-            if match:
-                if match.group(1) == "dirty":
-                    groups.pool_dirty = value
-                elif match.group(1) != "total":  # the sum of the others
-                    groups.pool_pages[match.group(1)] = value
-                continue
+        # A counter that went negative is a server bug (bugs.mysql.com 75966): not a counter.
         counter = _text(folded, "TYPE") in ("counter", "status_counter") and value >= 0
-        groups.others.append(InnodbMetric(subsystem, name, counter, _text(folded, "COMMENT") or name, value))
-    return groups
+        named.append(NamedRow(f"{subsystem}/{name}", value, counter=counter, help=_text(folded, "COMMENT") or name))
+    return named

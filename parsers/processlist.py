@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from mysql_snmp.parsers.types import labels_of
+from mysql_snmp.parsers.types import NamedRow, labels_of
 from mysql_snmp.parsers.columns import MISSING, fold_row, pick
 from mysql_snmp.parsers.values import CatalogValues, text_of, typed_int
 
@@ -156,6 +156,23 @@ def group_threads_as_upstream(rows: Iterable[object], exclude_id: int | None = N
         groups.by_host[thread.host.split(":", 1)[0] or "unknown"] += 1
         groups.by_user[thread.user] += 1
     return groups
+
+
+def upstream_processlist_rows(rows: Iterable[object], exclude_id: int | None = None, min_time: int = 0,
+                              by_user: bool = True, by_host: bool = True) -> list[NamedRow]:
+    """The upstream groups as named values: ``threads`` and ``seconds`` per (command, state),
+    ``processes_by_host`` per client host, ``processes_by_user`` per user (each when asked for)."""
+    groups = group_threads_as_upstream(rows, exclude_id, min_time)
+    named = []
+    for (command, state) in sorted(groups.threads):
+        labels = (("command", command), ("state", state))
+        named.append(NamedRow("threads", groups.threads[(command, state)], labels))
+        named.append(NamedRow("seconds", groups.seconds[(command, state)], labels))
+    if by_host:
+        named.extend(NamedRow("processes_by_host", n, (("client_host", host),)) for host, n in sorted(groups.by_host.items()))
+    if by_user:
+        named.extend(NamedRow("processes_by_user", n, (("mysql_user", user),)) for user, n in sorted(groups.by_user.items()))
+    return named
 
 
 def _or_none(value: object) -> object:

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
-from mysql_snmp.parsers.types import Value, labels_of
+from mysql_snmp.parsers.types import NamedRow, Value, labels_of
 from mysql_snmp.parsers.columns import MISSING, fold_row, pick, pick_named
 from mysql_snmp.parsers.gtid import normalise_gtid_set
 from mysql_snmp.parsers.status import sample_number
@@ -272,19 +272,20 @@ def legacy_replication_name(column: str) -> str:
     return "_".join({"source": "master", "replica": "slave"}.get(w, w) for w in words)
 
 
-def upstream_channel_columns(rows: Iterable[Mapping[str, object]]) -> list[tuple[tuple[str, ...], dict[str, float]]]:
-    """Per channel: mysqld_exporter's labels (UPSTREAM_CHANNEL_LABELS), and every numeric column.
+def upstream_channel_rows(rows: Iterable[Mapping[str, object]]) -> list[NamedRow]:
+    """Every numeric column of every channel, keyed by its lower-cased, Prometheus-safe name, with
+    mysqld_exporter's channel labels (UPSTREAM_CHANNEL_LABELS).
 
-    Columns are lower-cased and Prometheus-safe; a NULL or text column gives none (a NULL lag
-    while the SQL thread is stopped, as upstream).  Servers printing Source/Replica names also
-    get the Master/Slave ones, where no column of that name was printed.
+    A NULL or text column gives none (a NULL lag while the SQL thread is stopped, as upstream).
+    Servers printing Source/Replica names also get the Master/Slave ones, where no column of
+    that name was printed.
     """
-    channels = []
+    named = []
     for row in rows:
         folded = fold_row(row)
-        labels = tuple(text_of(_or_empty(pick(folded, columns))) or "" for columns in (
+        labels = tuple(zip(UPSTREAM_CHANNEL_LABELS, (text_of(_or_empty(pick(folded, columns))) or "" for columns in (
             ("Master_Host", "Source_Host"), ("Master_UUID", "Source_UUID"), ("Channel_Name",),
-            ("Connection_name",)))
+            ("Connection_name",)))))
         numbers = {}
         for column, raw in row.items():
             value = sample_number(typed(raw))
@@ -296,8 +297,8 @@ def upstream_channel_columns(rows: Iterable[Mapping[str, object]]) -> list[tuple
                 value = sample_number(typed(raw))
                 if value is not None:
                     numbers[legacy] = value
-        channels.append((labels, numbers))
-    return channels
+        named.extend(NamedRow(key, value, labels) for key, value in numbers.items())
+    return named
 
 
 def _or_empty(value: object) -> object:

@@ -6,6 +6,7 @@ these types from the parsers, never the other way round.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Union
 
 # What a catalog value can be.  None is a real value ("NULL", e.g. replication lag
@@ -18,3 +19,19 @@ Labels = tuple[tuple[str, str], ...]
 
 def labels_of(**labels: str) -> Labels:
     return tuple(sorted((k, str(v)) for k, v in labels.items()))
+
+
+@dataclass(frozen=True, slots=True)
+class NamedRow:
+    """A value the server names itself: one column of a replica status row, one INNODB_METRICS
+    counter, one TokuDB status line, one processlist group.
+
+    The catalog's ``prometheus_families.named`` rules turn ``key`` into a family name; the
+    parser that makes the row composes the key as mysqld_exporter composes the end of its name.
+    """
+
+    key: str
+    value: float
+    labels: Labels = ()  # (label, value) pairs of the row the value came from
+    counter: bool = False  # the row says it counts (INNODB_METRICS TYPE), for a rule of type "row"
+    help: str = ""  # the row's own description (INNODB_METRICS COMMENT), for a generic rule

@@ -7,7 +7,9 @@ status coverage and counter/gauge choices against SHOW GLOBAL STATUS captured fr
 
 from __future__ import annotations
 
+import copy
 import csv
+import functools
 import re
 from pathlib import Path
 
@@ -281,6 +283,75 @@ def test_catalog_entry_disagreeing_with_the_family_table_is_refused():
     entry = next(m for m in document["metrics"] if m["name"] == "status_com_select")
     entry["prometheus"] = {"name": "mysql_global_status_com_select", "type": "untyped"}
     with pytest.raises(CatalogError, match="status_com_select.*differs from prometheus_families"):
+        parse_catalog(document)
+
+
+def test_named_families_declared_by_the_family_table(catalog):
+    lag = catalog.families.project_named("replica_status", "seconds_behind_master")
+    assert (lag.family, lag.type, lag.labels) == (
+        "mysql_slave_status_seconds_behind_master", "untyped",
+        ("master_host", "master_uuid", "channel_name", "connection_name"))
+    read = catalog.families.project_named("innodb_metrics", "buffer_page_io/buffer_page_read_index_leaf")
+    assert (read.family, read.type, read.label, read.label_value) == (
+        "mysql_info_schema_innodb_metrics_buffer_page_read_total", "counter", "type", "index_leaf")
+    assert catalog.families.project_named("innodb_metrics", "buffer/buffer_pool_pages_total") is None
+    # Case kept and "/" made safe, as mysqld_exporter's innodb_metrics_<subsystem>_<name>.
+    lru = catalog.families.project_named("innodb_metrics", "buffer/buffer_LRU_batch_flush_total_pages")
+    assert (lru.family, lru.type) == ("mysql_info_schema_innodb_metrics_buffer_buffer_LRU_batch_flush_total_pages",
+                                      "row")
+    assert catalog.families.project_named("no_such_source", "x") is None
+
+
+@functools.cache
+def _catalog_document() -> dict:
+    return yaml.safe_load(CATALOG_PATH.read_text())
+
+
+def _fresh_document() -> dict:
+    """A copy of the catalog YAML to break (parsed once: 3 s a parse)."""
+    return copy.deepcopy(_catalog_document())
+
+
+def _named_rules(document: dict) -> dict:
+    return document["prometheus_families"]["named"]
+
+
+def test_named_family_taking_another_sources_catalog_name_is_refused():
+    document = _fresh_document()
+    _named_rules(document)["replica_status"][0]["name"] = "mysql_global_status_{}"
+    with pytest.raises(CatalogError, match="named.replica_status: mysql_global_status_.* would take"):
+        parse_catalog(document)
+
+
+def test_named_fixed_family_taking_a_catalog_name_is_refused():
+    document = _fresh_document()
+    _named_rules(document)["processlist"][0]["name"] = "mysql_processlist_threads"
+    with pytest.raises(CatalogError, match="mysql_processlist_threads would take mysql_processlist_threads"):
+        parse_catalog(document)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda rules: rules["processlist"][1].update(name="mysql_info_schema_processlist_threads"), "declared twice"),
+    (lambda rules: rules["processlist"][0].update(labels=["command", "command"]), "named twice"),
+    (lambda rules: rules["processlist"][0].update(labels="command"), "list of label names"),
+    (lambda rules: rules["replica_status"][0].update(type="histogram"), "type 'histogram' not in"),
+    (lambda rules: rules.update(global_status=[]), "already an every-row source"),
+])
+def test_malformed_named_rules_are_refused(change, message):
+    document = _fresh_document()
+    change(_named_rules(document))
+    with pytest.raises(CatalogError, match=message):
+        parse_catalog(document)
+
+
+def test_row_labels_and_row_type_belong_to_named_rules_only():
+    document = _fresh_document()
+    document["prometheus_families"]["rows"]["global_variables"][0]["type"] = "row"
+    with pytest.raises(CatalogError, match="type 'row' not in"):
+        parse_catalog(document)
+    document = _fresh_document()
+    document["prometheus_families"]["rows"]["global_variables"][0]["labels"] = ["x"]
+    with pytest.raises(CatalogError, match="row labels exist for prometheus_families.named only"):
         parse_catalog(document)
 
 

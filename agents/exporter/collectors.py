@@ -5,10 +5,10 @@ catalog source kinds whose metrics it publishes (the catalog path: every catalog
 entry of those kinds with a ``prometheus`` spec, from the snapshot's values and
 series), and, where upstream's families are not plain catalog entries, the builder
 of those (``compat``): the projection the catalog's ``prometheus_families`` declares
-(agents/exporter/projection.py) or a family over parsed rows
-(agents/exporter/compat.py).  Names and defaults follow mysqld_exporter so existing
-command lines and ``collect[]`` parameters keep working; ``engine_innodb_status``
-and ``host`` are ours (on by default).
+(agents/exporter/projection.py), over the every-row sources or over the named values
+a parser makes of a source's rows.  Names and defaults follow mysqld_exporter so
+existing command lines and ``collect[]`` parameters keep working;
+``engine_innodb_status`` and ``host`` are ours (on by default).
 """
 
 from __future__ import annotations
@@ -19,9 +19,12 @@ from typing import Callable
 from prometheus_client.core import Metric
 
 from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.exporter import compat, projection
+from mysql_snmp.agents.exporter import projection
 from mysql_snmp.agents.exporter.encoding import FamilyInterner
 from mysql_snmp.agents.snapshot import Snapshot
+from mysql_snmp.parsers.innodb_metrics import innodb_metric_rows
+from mysql_snmp.parsers.processlist import upstream_processlist_rows
+from mysql_snmp.parsers.replication import upstream_channel_rows
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,8 @@ COLLECTORS: tuple[ExporterCollector, ...] = (
         + projection.variables_info_families(_raw(s, "global_variables", {}))),
     ExporterCollector(
         "slave_status", "Collect from SHOW SLAVE STATUS", True, ("replication",), ("replication",),
-        lambda s, o, i, c: compat.slave_status_families(_raw(s, "replica_status", []))),
+        lambda s, o, i, c: projection.named_families(
+            c, "replica_status", upstream_channel_rows(_raw(s, "replica_status", [])))),
     ExporterCollector(
         "engine_innodb_status", "Collect from SHOW ENGINE INNODB STATUS (mysql_innodb_* from the catalog)", True,
         ("innodb_status",), ("innodb",),
@@ -81,16 +85,17 @@ COLLECTORS: tuple[ExporterCollector, ...] = (
     ExporterCollector(
         "info_schema.innodb_metrics", "Collect metrics from information_schema.innodb_metrics", False,
         ("innodb_metrics",), ("innodb_metrics",),
-        lambda s, o, i, c: compat.innodb_metrics_families(_raw(s, "innodb_metrics", []))),
+        lambda s, o, i, c: projection.named_families(
+            c, "innodb_metrics", innodb_metric_rows(_raw(s, "innodb_metrics", [])))),
     ExporterCollector(
         "perf_schema.memory_events", "Collect metrics from performance_schema.memory_summary_global_by_event_name",
         False, ("perf_schema_memory",), ("perf_schema_memory",)),
     ExporterCollector(
         "info_schema.processlist", "Collect current thread state counts from the information_schema.processlist",
         False, ("processlist",), ("processlist",),
-        lambda s, o, i, c: compat.processlist_families(_raw(s, "processlist", []), o.processlist_min_time,
-                                                 o.processlist_by_user, o.processlist_by_host,
-                                                 o.exclude_thread_id)),
+        lambda s, o, i, c: projection.named_families(c, "processlist", upstream_processlist_rows(
+            _raw(s, "processlist", []), o.exclude_thread_id, o.processlist_min_time, o.processlist_by_user,
+            o.processlist_by_host))),
     ExporterCollector(
         "binlog_size", "Collect the current size of all registered binlog files", False, ("binlog",), ("binlog",)),
     ExporterCollector(

@@ -6,21 +6,24 @@
   served twice.  The generic families carry the catalog's help where the catalog
   describes that variable.
 - ``value_families``: catalog values upstream serves under a name of its own.
+- ``named_families``: values the server names itself (``parsers.types.NamedRow``: replica
+  status columns, INNODB_METRICS counters, TokuDB status lines, processlist groups,
+  userstat columns the catalog does not list), named by ``prometheus_families.named``.
 - ``status_info_families``: upstream's info gauges over text values (version,
   isolation level, Galera), whose parsing lives in ``parsers/status.py``.
 """
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, UnknownMetricFamily
 
 from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.catalog_families import Projection
+from mysql_snmp.agents.catalog_families import ROW_TYPE, Projection
 from mysql_snmp.agents.exporter.encoding import FamilyInterner, scalar_family
 from mysql_snmp.parsers.status import galera_evs_latency, galera_gcache_size_bytes, sample_number
-from mysql_snmp.parsers.types import Value
+from mysql_snmp.parsers.types import NamedRow, Value
 
 FAMILY_TYPES = {"counter": CounterMetricFamily, "gauge": GaugeMetricFamily, "untyped": UnknownMetricFamily}
 
@@ -80,6 +83,38 @@ def value_families(catalog: Catalog, values: Mapping[str, Value]) -> list[Metric
         if number is not None:
             families.append(FAMILY_TYPES[declared.type](declared.name, declared.help, value=number))
     return families
+
+
+def named_families(catalog: Catalog, source: str, rows: Iterable[NamedRow]) -> list[Metric]:
+    """The named values of ``source`` in the families the catalog's ``named`` rules give them.
+
+    A series met twice (two keys made the same name) is served once, the first.
+    """
+    table = catalog.families
+    families: dict[str, Metric] = {}
+    served: set[tuple[str, tuple[str, ...]]] = set()
+    for row in rows:
+        slot = table.project_named(source, row.key)
+        if slot is None:
+            continue
+        name, kind, help_text = slot.family, slot.type, slot.help
+        if kind == ROW_TYPE:
+            name, kind = (name + "_total", "counter") if row.counter else (name, "gauge")
+        if not slot.grouped and not slot.label and row.help:
+            help_text = row.help  # a family of its own: the row describes itself (INNODB_METRICS COMMENT)
+        row_labels = dict(row.labels)
+        values = tuple(row_labels.get(label, "") for label in slot.labels)
+        if slot.label:
+            values += (slot.label_value or "",)
+        if (name, values) in served:
+            continue
+        served.add((name, values))
+        family = families.get(name)
+        if family is None:
+            names = [*slot.labels, *([slot.label] if slot.label else [])]
+            family = families[name] = FAMILY_TYPES[kind](name, help_text, labels=names)
+        family.add_metric(list(values), row.value)
+    return list(families.values())
 
 
 def _info(name: str, help_text: str, labels: dict[str, str]) -> Metric:

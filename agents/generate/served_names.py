@@ -3,9 +3,9 @@
 Every catalog metric is served under its ``prometheus`` name and fixed labels; for SHOW GLOBAL
 STATUS / VARIABLES those are mysqld_exporter's names, which the catalog loader checks against the
 ``prometheus_families`` projection (Com_select -> mysql_global_status_commands_total{command="select"}).
-The columns of SHOW SLAVE|REPLICA STATUS are still named by the slave_status collector's own family
-builder: a one-value sample goes through it here, and the name it comes out under is what a query
-must use.  So no name is typed twice, and a change in the catalog or in the collector table reaches
+The columns of SHOW SLAVE|REPLICA STATUS are named by the catalog's ``prometheus_families.named`` rule
+for replica_status: a one-value sample goes through the slave_status collector's family builder here,
+and the name it comes out under is what a query must use.  So no name is typed twice, and a change in the catalog or in the collector table reaches
 the boards and rules at the next ``mysql-snmp generate``.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mysql_snmp.agents.catalog import Catalog
+from mysql_snmp.agents.catalog import Catalog, load_catalog
 from mysql_snmp.agents.exporter.collectors import BY_NAME, CompatOptions
 from mysql_snmp.agents.snapshot import Snapshot
 
@@ -41,7 +41,7 @@ class Served:
 def replica_status_served(column: str) -> list[Served]:
     """The series the slave_status collector makes of one SHOW SLAVE|REPLICA STATUS ``column``."""
     snapshot = Snapshot(target="generate", up=True, raw={"replica_status": [{column: 1}]})
-    families = BY_NAME["slave_status"].compat(snapshot, CompatOptions(), None, None)
+    families = BY_NAME["slave_status"].compat(snapshot, CompatOptions(), None, load_catalog())
     served = []
     for family in families:
         for sample in family.samples:

@@ -11,9 +11,9 @@ nothing itself.  ``collect(conn, server, context) -> SourceResult``:
 - ``series``: labelled values, catalog name -> {labels: value};
 - ``raw``: rows for consumers that export every row (see agents/snapshot.py), under
   the keys global_status, global_variables (the every-row pass-throughs of
-  prometheus_families), replica_status, processlist, innodb_metrics (grouped by
-  parsers/ for the exporter's remaining upstream families), innodb_status_text,
-  binary_logs, master_status;
+  prometheus_families), replica_status, processlist, innodb_metrics (turned into
+  named values by parsers/ for the catalog's ``prometheus_families.named``),
+  innodb_status_text, binary_logs, master_status;
 - ``context`` holds the ``raw`` of the scrapers that ran before in this collection.
 
 The collector maps results to catalog names (mysql_snmp.agents.collection.map_to_catalog); a

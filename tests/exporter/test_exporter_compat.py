@@ -1,7 +1,8 @@
 """mysqld_exporter-compatible families built from real captures in ../shared.
 
-Global status and variables go through the projection the catalog declares
-(agents/exporter/projection.py), fed as the sources feed it: parsed, typed rows.
+Everything goes through the projection the catalog declares (agents/exporter/projection.py),
+fed as the sources feed it: global status and variables as parsed, typed rows; replica status,
+INNODB_METRICS and the processlist as the named values their parsers make of the rows.
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ from pathlib import Path
 
 import pytest
 from mysql_snmp.agents.catalog import load_catalog
-from mysql_snmp.agents.exporter import compat, projection
+from mysql_snmp.agents.exporter import projection
 from mysql_snmp.agents.exporter.encoding import encode
 from mysql_snmp.agents.exporter.families import catalog_families
 from mysql_snmp.agents.collection import map_to_catalog
 from mysql_snmp.agents.snapshot import Snapshot
 from mysql_snmp.agents.sources import SourceResult
 from mysql_snmp.parsers.perf_schema_memory import memory_series
-from mysql_snmp.parsers.replication import legacy_replication_name
+from mysql_snmp.parsers.innodb_metrics import innodb_metric_rows
+from mysql_snmp.parsers.processlist import upstream_processlist_rows
+from mysql_snmp.parsers.replication import legacy_replication_name, upstream_channel_rows
 from mysql_snmp.parsers.slave_hosts import replica_host_series
 from mysql_snmp.agents.sources.global_status import GlobalStatus
 from mysql_snmp.parsers.status import parse_status_rows, sample_number
@@ -61,6 +64,18 @@ def memory_families(table: list[dict]) -> list:
     map_to_catalog(load_catalog(), {"perf_schema_memory": [SourceResult(series=series)]}, snapshot)
     return catalog_families(load_catalog(), snapshot, {"perf_schema_memory"},
                             relabel={"event_name": lambda name: name.removeprefix("memory/")})
+
+
+def slave_status_families(channels: list[dict]) -> list:
+    return projection.named_families(load_catalog(), "replica_status", upstream_channel_rows(channels))
+
+
+def innodb_metrics_families(table: list[dict]) -> list:
+    return projection.named_families(load_catalog(), "innodb_metrics", innodb_metric_rows(table))
+
+
+def processlist_families(threads: list[dict], min_time: int = 0) -> list:
+    return projection.named_families(load_catalog(), "processlist", upstream_processlist_rows(threads, None, min_time))
 
 
 def status_number(value):
@@ -181,7 +196,7 @@ def test_global_variables_gauges_and_info():
 
 def test_mariadb_multi_source_slave_status():
     channels = rows(STATUS / "netdata-go.d.plugin" / "netdata-go.d.plugin-mariadb-v10.8.4-all_slaves_status_multi_source.txt")
-    got = samples(compat.slave_status_families(channels))
+    got = samples(slave_status_families(channels))
     for row in channels:
         labels = (("channel_name", ""), ("connection_name", row["Connection_name"]),
                   ("master_host", row["Master_Host"]), ("master_uuid", ""))
@@ -195,7 +210,7 @@ def test_mariadb_multi_source_slave_status():
 
 def test_mysql_8_replica_status_also_has_the_old_names():
     channels = rows(STATUS / "netdata-go.d.plugin" / "netdata-go.d.plugin-mysql-v8.0.30-replica_status_multi_source.txt")
-    got = samples(compat.slave_status_families(channels))
+    got = samples(slave_status_families(channels))
     for row in channels:
         labels = (("channel_name", row["Channel_Name"]), ("connection_name", ""),
                   ("master_host", row["Source_Host"]), ("master_uuid", row["Master_UUID"]))
@@ -209,7 +224,7 @@ def test_mysql_8_replica_status_also_has_the_old_names():
 def test_null_lag_gives_no_sample_as_upstream():
     row = {"Master_Host": "db1", "Slave_SQL_Running": "No", "Seconds_Behind_Master": None, "Last_Errno": "0",
            "SQL_Remaining_Delay": None}
-    got = samples(compat.slave_status_families([row]))
+    got = samples(slave_status_families([row]))
     labels = (("channel_name", ""), ("connection_name", ""), ("master_host", "db1"), ("master_uuid", ""))
     assert ("mysql_slave_status_seconds_behind_master", labels) not in got
     assert got[("mysql_slave_status_slave_sql_running", labels)] == 0.0
@@ -218,7 +233,7 @@ def test_null_lag_gives_no_sample_as_upstream():
 
 def test_null_lag_on_8_4_gives_no_sample_under_either_name():
     row = {"Source_Host": "db1", "Replica_SQL_Running": "No", "Seconds_Behind_Source": None}
-    got = samples(compat.slave_status_families([row]))
+    got = samples(slave_status_families([row]))
     labels = (("channel_name", ""), ("connection_name", ""), ("master_host", "db1"), ("master_uuid", ""))
     assert ("mysql_slave_status_seconds_behind_source", labels) not in got
     assert ("mysql_slave_status_seconds_behind_master", labels) not in got
@@ -239,7 +254,7 @@ def test_legacy_replication_name(column, legacy):
 
 def test_innodb_metrics_enabled_rows_only():
     table = rows(LIVE / "information_schema-innodb_metrics.tsv")
-    families = compat.innodb_metrics_families(table)
+    families = innodb_metrics_families(table)
     got = samples(families)
     by_name = {r["NAME"]: r for r in table}
     pages = by_name["buffer_pool_pages_free"]
@@ -280,13 +295,13 @@ def test_processlist_groups_and_sanitises():
         {"id": 2, "user": "app", "host": "10.0.0.5:51240", "command": "Sleep", "time": 10, "state": ""},
         {"id": 3, "user": "system user", "host": "", "command": "Daemon", "time": 0, "state": "InnoDB purge worker"},
     ]
-    got = samples(compat.processlist_families(threads))
+    got = samples(processlist_families(threads))
     assert got[("mysql_info_schema_processlist_threads", (("command", "query"), ("state", "sending_data")))] == 1
     assert got[("mysql_info_schema_processlist_seconds", (("command", "sleep"), ("state", "unknown")))] == 10
     assert got[("mysql_info_schema_processlist_processes_by_host", (("client_host", "10.0.0.5"),))] == 2
     assert got[("mysql_info_schema_processlist_processes_by_host", (("client_host", "unknown"),))] == 1
     assert got[("mysql_info_schema_processlist_processes_by_user", (("mysql_user", "app"),))] == 2
-    only_old = samples(compat.processlist_families(threads, min_time=5))
+    only_old = samples(processlist_families(threads, min_time=5))
     assert ("mysql_info_schema_processlist_threads", (("command", "query"), ("state", "sending_data"))) not in only_old
 
 
@@ -300,7 +315,7 @@ def test_promtool_accepts_the_compatible_families(tmp_path):
     families = (
         status_families(name_values(LIVE / "show-global-status.tsv"))
         + variables_families(name_values(LIVE / "show-global-variables.tsv"))
-        + compat.innodb_metrics_families(rows(LIVE / "information_schema-innodb_metrics.tsv"))
+        + innodb_metrics_families(rows(LIVE / "information_schema-innodb_metrics.tsv"))
         + memory_families(rows(LIVE / "performance_schema-memory_summary_global_by_event_name-innodb.tsv"))
     )
     text, _ = encode(families, "text/plain;version=0.0.4")
