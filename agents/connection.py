@@ -322,7 +322,8 @@ def server_info_from_version(version: str, comment: str = "") -> ServerInfo:
 # Server error codes grouped by what the collector does about them.
 PRIVILEGE_ERRORS = frozenset({1044, 1045, 1142, 1143, 1227, 1370})
 TIMEOUT_ERRORS = frozenset({1205, 1969, 3024})  # lock wait, MariaDB max_statement_time, MySQL max_execution_time
-UNSUPPORTED_ERRORS = frozenset({1064, 1109, 1146, 1193, 1054})
+# 1286: unknown storage engine (SHOW ENGINE TOKUDB STATUS where TokuDB is not built in).
+UNSUPPORTED_ERRORS = frozenset({1064, 1109, 1146, 1193, 1054, 1286})
 CONNECTION_ERRORS = frozenset({2002, 2003, 2006, 2013, 2014, 2055, 1053, 1927})
 
 

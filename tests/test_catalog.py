@@ -299,6 +299,8 @@ def test_named_families_declared_by_the_family_table(catalog):
     lru = catalog.families.project_named("innodb_metrics", "buffer/buffer_LRU_batch_flush_total_pages")
     assert (lru.family, lru.type) == ("mysql_info_schema_innodb_metrics_buffer_buffer_LRU_batch_flush_total_pages",
                                       "row")
+    tokudb = catalog.families.project_named("engine_tokudb_status", "cachetable_size.current")
+    assert (tokudb.family, tokudb.type) == ("mysql_engine_tokudb_cachetable_size_current", "untyped")
     assert catalog.families.project_named("no_such_source", "x") is None
 
 

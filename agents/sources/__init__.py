@@ -13,7 +13,7 @@ nothing itself.  ``collect(conn, server, context) -> SourceResult``:
   the keys global_status, global_variables (the every-row pass-throughs of
   prometheus_families), replica_status, processlist, innodb_metrics (turned into
   named values by parsers/ for the catalog's ``prometheus_families.named``),
-  innodb_status_text, binary_logs, master_status;
+  engine_tokudb_status (named values already), innodb_status_text, binary_logs, master_status;
 - ``context`` holds the ``raw`` of the scrapers that ran before in this collection.
 
 The collector maps results to catalog names (mysql_snmp.agents.collection.map_to_catalog); a
@@ -42,6 +42,7 @@ SCRAPER_MODULES = (
     "mysql_snmp.agents.sources.perf_schema_memory",
     "mysql_snmp.agents.sources.slave_hosts",
     "mysql_snmp.agents.sources.heartbeat",
+    "mysql_snmp.agents.sources.engine_tokudb_status",
     # mysqld_exporter's table collectors (agents/sources/table_source.py): not collected unless asked
     # for (the exporter's collector flags; innodb_cmp, innodb_cmpmem, query_response_time by default).
     "mysql_snmp.agents.sources.innodb_cmp",

@@ -21,6 +21,7 @@ from mysql_snmp.agents.collection import map_to_catalog
 from mysql_snmp.agents.snapshot import Snapshot
 from mysql_snmp.agents.sources import SourceResult
 from mysql_snmp.parsers.perf_schema_memory import memory_series
+from mysql_snmp.parsers.engine_tokudb import tokudb_status_rows
 from mysql_snmp.parsers.innodb_metrics import innodb_metric_rows
 from mysql_snmp.parsers.processlist import upstream_processlist_rows
 from mysql_snmp.parsers.replication import legacy_replication_name, upstream_channel_rows
@@ -303,6 +304,23 @@ def test_processlist_groups_and_sanitises():
     assert got[("mysql_info_schema_processlist_processes_by_user", (("mysql_user", "app"),))] == 2
     only_old = samples(processlist_families(threads, min_time=5))
     assert ("mysql_info_schema_processlist_threads", (("command", "query"), ("state", "sending_data"))) not in only_old
+
+
+def test_tokudb_lines_untyped_under_upstream_names():
+    lines = [("db opens", "6574"), ("locktree: time spent ending the STO early (seconds)", "9115.904484"),
+             ("memory: mallocator version", "3.6.0-0-g46c0196"), ("time of engine startup", "Mon Apr 17 14:24:08 2017"),
+             ("cachetable: evictions, 10% of misses", "3"),  # '%' survives upstream's rule: made '_' here
+             ("db opens", "1")]  # a line printed twice: served once, the first
+    named = tokudb_status_rows([{"Type": "TokuDB", "Name": name, "Status": status} for name, status in lines])
+    families = projection.named_families(load_catalog(), "engine_tokudb_status", named)
+    assert {f.name: f.type for f in families} == {
+        "mysql_engine_tokudb_db_opens": "unknown",
+        "mysql_engine_tokudb_locktree_time_spent_ending_the_sto_early_seconds": "unknown",
+        "mysql_engine_tokudb_cachetable_evictions_10__of_misses": "unknown"}
+    assert samples(families) == {("mysql_engine_tokudb_db_opens", ()): 6574.0,
+                                 ("mysql_engine_tokudb_locktree_time_spent_ending_the_sto_early_seconds", ()): 9115.904484,
+                                 ("mysql_engine_tokudb_cachetable_evictions_10__of_misses", ()): 3.0}
+    assert family(families, "mysql_engine_tokudb_db_opens").documentation == "Generic metric from SHOW ENGINE TOKUDB STATUS."
 
 
 # --------------------------------------------------------------------------- exposition

@@ -60,12 +60,14 @@ def test_go_style_flags():
     assert config.min_interval == 5.0
 
 
-def test_mysqld_exporter_flags_we_do_not_implement_are_accepted_and_named():
+def test_every_mysqld_exporter_flag_is_implemented():
     args = parse_args("--collect.engine_tokudb_status", "--collect.info_schema.tables.databases=*",
                       "--no-collect.info_schema.innodb_cmp", "--exporter.log_slow_filter")
-    # --exporter.log_slow_filter is implemented (session log_slow_filter): not named here.
-    assert ignored_flags(args) == ["--collect.engine_tokudb_status"]
-    assert ignored_flags(parse_args()) == []
+    # --exporter.log_slow_filter is implemented (session log_slow_filter), engine_tokudb_status too.
+    assert ignored_flags(args) == []
+    config = config_from_args(args)
+    assert config.enabled["engine_tokudb_status"] and not config.enabled["info_schema.innodb_cmp"]
+    assert not config_from_args(parse_args()).enabled["engine_tokudb_status"]  # off by default, as upstream
 
 
 def test_collector_options_reach_the_sources():

@@ -342,6 +342,28 @@ def test_response_time_plugin_not_loaded_is_skipped_once(mariadb, make_monitorin
     assert second_statements == 6
 
 
+def test_tokudb_absent_is_skipped_once_with_the_servers_reason(mariadb, make_monitoring_user):
+    """MariaDB 10.6+ has no TokuDB: SHOW ENGINE TOKUDB STATUS answers ERROR 1286 (unknown storage
+    engine) at the first scrape; the source is then skipped, with that reason, and it is no scrape error."""
+    user = make_monitoring_user(mariadb)
+    with running_exporter(f"--config.my-cnf={user.my_cnf}", "--no-collect.host",
+                          "--collect.engine_tokudb_status") as exporter:
+        first = exporter.scrape()
+        collector = exporter.app.default_target().collector
+        sent = collector.connection.statements
+        second = exporter.scrape()
+        second_statements = collector.connection.statements - sent
+        disabled = collector._disabled["engine_tokudb_status"]
+    assert disabled.reason == "unsupported"
+    assert "SHOW ENGINE TOKUDB STATUS" in disabled.error and "ERROR 1286" in disabled.error
+    for scrape in (first, second):
+        assert scrape.value("mysql_exporter_collector_success", collector="collect.engine_tokudb_status") == 0
+        assert scrape.value("mysql_exporter_last_scrape_error") == 0.0
+        assert not scrape.names("mysql_engine_tokudb_")
+    # Only the default collectors' statements the second time (query_response_time is skipped too).
+    assert second_statements == 6
+
+
 def go_collector_flags() -> list[str]:
     """Every collector flag of the installed Go exporter (boolean --collect.X, as its --help lists them)."""
     answer = subprocess.run([GO_EXPORTER, "--help"], capture_output=True, text=True)
