@@ -1,38 +1,37 @@
 """information_schema.USER_STATISTICS and CLIENT_STATISTICS (userstat=1, MariaDB and Percona).
 
-Both tables have the same columns after the first (USER or CLIENT); each known
-column is one catalog series, ``user_statistics_<column>`` / ``client_statistics_<column>``.
-Columns a newer server adds are left out until the catalog names them.
+Both tables have the same columns after the first (USER or CLIENT).  Every numeric column
+is one series keyed by its lower-cased name (``busy_time``), labelled by that first column:
+the catalog entries name the columns they know (``source: {from: user_statistics, key:
+busy_time}``), and the catalog's ``prometheus_families.named`` rule serves any other as
+mysqld_exporter does (``mysql_info_schema_user_statistics_<column>``, untyped).  No column
+list here: a column a newer server adds is served without a change.
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.table_rows import Field, Series, series_from_rows
-
-COLUMNS = (
-    "total_connections", "concurrent_connections", "connected_time", "busy_time", "cpu_time", "bytes_received",
-    "bytes_sent", "binlog_bytes_written", "rows_read", "rows_sent", "rows_deleted", "rows_inserted",
-    "rows_fetched", "rows_updated", "table_rows_read", "select_commands", "update_commands", "other_commands",
-    "commit_transactions", "rollback_transactions", "denied_connections", "lost_connections", "access_denied",
-    "empty_queries", "total_ssl_connections", "max_statement_time_exceeded",
-)
-# Catalog names say their unit: the three time columns count seconds.
-_SECONDS = {"connected_time": "connected_time_seconds", "busy_time": "busy_seconds", "cpu_time": "cpu_time_seconds"}
+from mysql_snmp.parsers.columns import fold_row
+from mysql_snmp.parsers.table_rows import Series, label_text, number
 
 
-def _fields(prefix: str) -> tuple[Field, ...]:
-    return tuple(Field(f"{prefix}_{_SECONDS.get(column, column)}", column) for column in COLUMNS)
-
-
-USER_FIELDS = _fields("user_statistics")
-CLIENT_FIELDS = _fields("client_statistics")
+def columns_series(rows: Iterable[Mapping], label: str) -> Series:
+    """``{column: {((label, value),): number}}`` for every numeric column but ``label``'s."""
+    series: Series = {}
+    for row in rows:
+        folded = fold_row(row)
+        labels = ((label, label_text(folded.get(label))),)
+        for column, raw in folded.items():
+            value = None if column == label else number(raw)
+            if value is not None:
+                series.setdefault(column, {})[labels] = value
+    return series
 
 
 def user_statistics_series(rows: Iterable[Mapping]) -> Series:
-    return series_from_rows(rows, {"user": "user"}, USER_FIELDS)
+    return columns_series(rows, "user")
 
 
 def client_statistics_series(rows: Iterable[Mapping]) -> Series:
-    return series_from_rows(rows, {"client": "client"}, CLIENT_FIELDS)
+    return columns_series(rows, "client")

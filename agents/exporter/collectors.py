@@ -42,10 +42,23 @@ class CompatOptions:
 
 FamilyBuilder = Callable[[Snapshot, CompatOptions, FamilyInterner | None, Catalog], list[Metric]]
 
+# Table sources whose columns the catalog does not list are served as well (upstream serves every column).
+_UNLISTED_COLUMNS = frozenset({"user_statistics", "client_statistics"})
+
 
 def _raw(snapshot: Snapshot, key: str, empty):
     value = snapshot.raw.get(key)
     return empty if value is None else value
+
+
+def _named(source: str) -> FamilyBuilder:
+    """The builder of a source that leaves named values (NamedRow) in the snapshot's raw."""
+    return lambda s, o, i, c: projection.named_families(c, source, _raw(s, source, []))
+
+
+def _unlisted(source: str) -> FamilyBuilder:
+    """The builder of a source that leaves its whole series in the snapshot's raw: those no catalog entry names."""
+    return lambda s, o, i, c: projection.unlisted_series_families(c, source, _raw(s, source, {}))
 
 
 @dataclass(frozen=True)
@@ -104,9 +117,10 @@ COLLECTORS: tuple[ExporterCollector, ...] = (
         "slave_hosts", "Scrape information from 'SHOW SLAVE HOSTS'", False, ("slave_hosts",), ("slave_hosts",)),
     ExporterCollector(
         "engine_tokudb_status", "Collect from SHOW ENGINE TOKUDB STATUS", False, ("engine_tokudb_status",),
-        compat=lambda s, o, i, c: projection.named_families(c, "engine_tokudb_status",
-                                                            _raw(s, "engine_tokudb_status", []))),
-    *(ExporterCollector(name, help_text, default, (source,), (source,)) for name, source, default, help_text in (
+        compat=_named("engine_tokudb_status")),
+    *(ExporterCollector(name, help_text, default, (source,), (source,),
+                        _unlisted(source) if source in _UNLISTED_COLUMNS else None)
+      for name, source, default, help_text in (
         ("info_schema.innodb_cmp", "innodb_cmp", True, "Collect metrics from information_schema.innodb_cmp"),
         ("info_schema.innodb_cmpmem", "innodb_cmpmem", True, "Collect metrics from information_schema.innodb_cmpmem"),
         ("info_schema.query_response_time", "query_response_time", True,

@@ -7,8 +7,9 @@
   describes that variable.
 - ``value_families``: catalog values upstream serves under a name of its own.
 - ``named_families``: values the server names itself (``parsers.types.NamedRow``: replica
-  status columns, INNODB_METRICS counters, TokuDB status lines, processlist groups,
-  userstat columns the catalog does not list), named by ``prometheus_families.named``.
+  status columns, INNODB_METRICS counters, TokuDB status lines, processlist groups), named
+  by ``prometheus_families.named``; ``unlisted_series_families``: the series of a source
+  that no catalog entry names (USER_STATISTICS columns newer than the catalog), the same way.
 - ``status_info_families``: upstream's info gauges over text values (version,
   isolation level, Galera), whose parsing lives in ``parsers/status.py``.
 """
@@ -115,6 +116,15 @@ def named_families(catalog: Catalog, source: str, rows: Iterable[NamedRow]) -> l
             family = families[name] = FAMILY_TYPES[kind](name, help_text, labels=names)
         family.add_metric(list(values), row.value)
     return list(families.values())
+
+
+def unlisted_series_families(catalog: Catalog, source: str,
+                             series: Mapping[str, Mapping[tuple, Value]]) -> list[Metric]:
+    """The series of ``source`` whose key no catalog entry of that source names, as ``named`` rules say."""
+    listed = {key for m in catalog.from_source(source) for key in (m.name, m.source.key) if key}
+    return named_families(catalog, source, [
+        NamedRow(key, number, labels) for key, by_labels in series.items() if key not in listed
+        for labels, value in by_labels.items() if (number := sample_number(value)) is not None])
 
 
 def _info(name: str, help_text: str, labels: dict[str, str]) -> Metric:

@@ -13,7 +13,8 @@ nothing itself.  ``collect(conn, server, context) -> SourceResult``:
   the keys global_status, global_variables (the every-row pass-throughs of
   prometheus_families), replica_status, processlist, innodb_metrics (turned into
   named values by parsers/ for the catalog's ``prometheus_families.named``),
-  engine_tokudb_status (named values already), innodb_status_text, binary_logs, master_status;
+  engine_tokudb_status, user_statistics, client_statistics (named values already),
+  innodb_status_text, binary_logs, master_status;
 - ``context`` holds the ``raw`` of the scrapers that ran before in this collection.
 
 The collector maps results to catalog names (mysql_snmp.agents.collection.map_to_catalog); a

@@ -17,7 +17,9 @@ class ClientStatistics(TableSource):
         return "SELECT * FROM information_schema.CLIENT_STATISTICS"
 
     def parse(self, rows):
-        return SourceResult(series=client_statistics_series(rows))
+        series = client_statistics_series(rows)
+        # Also whole, for the exporter: the columns no catalog entry names are served too, as upstream serves them.
+        return SourceResult(series=series, raw={self.name: series})
 
 
 SCRAPER = ClientStatistics

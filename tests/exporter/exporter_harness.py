@@ -83,8 +83,9 @@ class Scrape:
 
 @contextmanager
 def running_exporter(*flags: str, web_config: Path | None = None,
-                     environ: dict[str, str] | None = None) -> Iterator[RunningExporter]:
-    """The exporter with mysqld_exporter-style ``flags``, serving on a free loopback port."""
+                     environ: dict[str, str] | None = None, catalog=None) -> Iterator[RunningExporter]:
+    """The exporter with mysqld_exporter-style ``flags``, serving on a free loopback port (and
+    ``catalog`` instead of the shipped one, when given)."""
     port = free_loopback_port()
     state_dir = tempfile.TemporaryDirectory(prefix="exporter-leak-")
     # The leak detector's history goes to a temp dir, not /var/lib/mysql-snmp.
@@ -94,7 +95,7 @@ def running_exporter(*flags: str, web_config: Path | None = None,
     config = config_from_args(parser.parse_args([f"--web.listen-address=127.0.0.1:{port}",
                                                  f"--exporter.leak-state-file={leak_state}", *flags]))
     web = load_web_config(web_config)
-    app = ExporterApp(config, load_catalog(), web, environ=environ or {})
+    app = ExporterApp(config, catalog or load_catalog(), web, environ=environ or {})
     servers = make_servers(app)
     threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in servers]
     for thread in threads:

@@ -28,6 +28,7 @@ from mysql_snmp.parsers.replication import legacy_replication_name, upstream_cha
 from mysql_snmp.parsers.slave_hosts import replica_host_series
 from mysql_snmp.agents.sources.global_status import GlobalStatus
 from mysql_snmp.parsers.status import parse_status_rows, sample_number
+from mysql_snmp.parsers.userstat import client_statistics_series
 from mysql_snmp.parsers.tabular import parse_table_text
 from mysql_snmp.parsers.values import typed
 
@@ -321,6 +322,14 @@ def test_tokudb_lines_untyped_under_upstream_names():
                                  ("mysql_engine_tokudb_locktree_time_spent_ending_the_sto_early_seconds", ()): 9115.904484,
                                  ("mysql_engine_tokudb_cachetable_evictions_10__of_misses", ()): 3.0}
     assert family(families, "mysql_engine_tokudb_db_opens").documentation == "Generic metric from SHOW ENGINE TOKUDB STATUS."
+
+
+def test_userstat_columns_the_catalog_does_not_list_are_untyped_under_upstream_names():
+    row = {"CLIENT": "10.0.0.1", "TOTAL_CONNECTIONS": 3, "KEY_READ_HITS": 7}
+    series = client_statistics_series([row])
+    families = projection.unlisted_series_families(load_catalog(), "client_statistics", series)
+    assert [(f.name, f.type) for f in families] == [("mysql_info_schema_client_statistics_key_read_hits", "unknown")]
+    assert samples(families) == {("mysql_info_schema_client_statistics_key_read_hits", (("client", "10.0.0.1"),)): 7}
 
 
 # --------------------------------------------------------------------------- exposition

@@ -9,9 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 from exporter_harness import Scrape, running_exporter, scrape_go_exporter
 
 from mysql_snmp.agents.exporter.collectors import UNSUPPORTED_COLLECTORS
+from mysql_snmp.agents.catalog import CATALOG_PATH, load_catalog, parse_catalog
 from mysql_snmp.agents.throwaway import ThrowawayMariaDB
 from tests.support import create_monitoring_user
 
@@ -172,6 +174,13 @@ def test_userstat_tables_agree_with_sql(workload, reader):
         == worker["total_connections"]
     assert scrape.value("mysql_info_schema_user_statistics_busy_seconds_total", user="worker") \
         == pytest.approx(worker["busy_time"])
+    # Every column a catalog entry names (source.key) is served under the entry's name (ROWS_FETCHED,
+    # TABLE_ROWS_READ are Percona's: not on MariaDB).
+    named = [m for m in load_catalog().from_source("user_statistics") if m.source.key in worker]
+    assert len(named) >= 20
+    for metric in named:
+        assert scrape.value(metric.prometheus.name, user="worker") == pytest.approx(worker[metric.source.key]), \
+            metric.name
     for row in sql_rows(server, "SELECT * FROM information_schema.CLIENT_STATISTICS"):
         assert scrape.has("mysql_info_schema_client_statistics_bytes_sent_total")
         assert scrape.value("mysql_info_schema_client_statistics_total_connections", client=row["client"]) >= 1
@@ -184,6 +193,26 @@ def test_userstat_tables_agree_with_sql(workload, reader):
                                " WHERE TABLE_SCHEMA = 'shop'")
     assert scrape.value("mysql_info_schema_schema_statistics_rows_changed_x_indexes_total", schema="shop") \
         == shop["x"] > 0
+
+
+def test_userstat_columns_no_catalog_entry_names_are_served_as_upstream(workload, reader):
+    """MariaDB 10.11 prints no USER_STATISTICS column the catalog lacks, so take two out of the catalog:
+    the real rows' columns then come out as mysqld_exporter serves a column it does not know,
+    mysql_info_schema_user_statistics_<column> (untyped), beside the columns still named."""
+    document = yaml.safe_load(CATALOG_PATH.read_text())
+    unnamed = {"user_statistics_rows_read": "rows_read", "user_statistics_busy_seconds": "busy_time"}
+    document["metrics"] = [m for m in document["metrics"] if m["name"] not in unnamed]
+    with running_exporter(f"--config.my-cnf={reader.my_cnf}", "--no-collect.host", "--collect.info_schema.userstats",
+                          catalog=parse_catalog(document)) as exporter:
+        scrape = exporter.scrape()
+    (worker,) = [row for row in sql_rows(workload, "SELECT * FROM information_schema.USER_STATISTICS")
+                 if row["user"] == "worker"]
+    for column in unnamed.values():
+        name = f"mysql_info_schema_user_statistics_{column}"
+        assert (scrape.types[name], scrape.labels[name]) == ("unknown", {"user"}), name
+        assert scrape.value(name, user="worker") == pytest.approx(worker[column]), name
+    assert not scrape.has("mysql_info_schema_user_statistics_rows_read_total")
+    assert scrape.value("mysql_info_schema_user_statistics_rows_inserted_total", user="worker") == 1
 
 
 def test_perf_schema_tables_agree_with_sql(workload, reader):

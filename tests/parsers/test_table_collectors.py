@@ -33,7 +33,7 @@ from mysql_snmp.parsers.replica_host import replica_host_series
 from mysql_snmp.parsers.sys_user_summary import sys_user_summary_series
 from mysql_snmp.parsers.table_rows import Field, series_from_rows
 from mysql_snmp.parsers.table_statistics import schema_statistics_series, table_statistics_series
-from mysql_snmp.parsers.userstat import COLUMNS, client_statistics_series, user_statistics_series
+from mysql_snmp.parsers.userstat import client_statistics_series, user_statistics_series
 
 
 def labels(**pairs: str) -> tuple:
@@ -83,14 +83,14 @@ def test_tablespaces():
 
 
 def test_userstat_tables():
-    row = {"USER": "app", **{column.upper(): index for index, column in enumerate(COLUMNS)}}
-    row["BUSY_TIME"] = 0.25  # a double on the server
-    users = user_statistics_series([row])
-    assert len(users) == len(COLUMNS)
-    assert users["user_statistics_busy_seconds"] == {labels(user="app"): 0.25}
-    assert users["user_statistics_rows_read"] == {labels(user="app"): COLUMNS.index("rows_read")}
+    row = {"USER": "app", "ROWS_READ": 5, "BUSY_TIME": 0.25, "KEY_READ_MISSES": Decimal(2), "NOTE": "text",
+           "ODD_COLUMN": None}
+    # Every numeric column, keyed as printed but lower-cased: the catalog's source.key names them.
+    assert user_statistics_series([row, {"USER": None, "KEY_READ_HITS": "11"}]) == {
+        "rows_read": {labels(user="app"): 5}, "busy_time": {labels(user="app"): 0.25},
+        "key_read_misses": {labels(user="app"): 2}, "key_read_hits": {labels(user=""): 11}}
     clients = client_statistics_series([{"CLIENT": "10.0.0.1", "TOTAL_CONNECTIONS": 3}])
-    assert clients == {"client_statistics_total_connections": {labels(client="10.0.0.1"): 3}}
+    assert clients == {"total_connections": {labels(client="10.0.0.1"): 3}}
     tables = table_statistics_series([{"TABLE_SCHEMA": "s", "TABLE_NAME": "t", "ROWS_READ": 4, "ROWS_CHANGED": 1,
                                        "ROWS_CHANGED_X_INDEXES": 2}])
     assert tables["table_statistics_rows_changed_x_indexes"] == {labels(schema="s", table="t"): 2}
