@@ -169,9 +169,11 @@ def upstream_processlist_rows(rows: Iterable[object], exclude_id: int | None = N
         named.append(NamedRow("threads", groups.threads[(command, state)], labels))
         named.append(NamedRow("seconds", groups.seconds[(command, state)], labels))
     if by_host:
-        named.extend(NamedRow("processes_by_host", n, (("client_host", host),)) for host, n in sorted(groups.by_host.items()))
+        named.extend(NamedRow("processes_by_host", n, (("client_host", host),))
+                     for host, n in sorted(groups.by_host.items()))
     if by_user:
-        named.extend(NamedRow("processes_by_user", n, (("mysql_user", user),)) for user, n in sorted(groups.by_user.items()))
+        named.extend(NamedRow("processes_by_user", n, (("mysql_user", user),))
+                     for user, n in sorted(groups.by_user.items()))
     return named
 
 

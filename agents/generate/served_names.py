@@ -5,8 +5,8 @@ STATUS / VARIABLES those are mysqld_exporter's names, which the catalog loader c
 ``prometheus_families`` projection (Com_select -> mysql_global_status_commands_total{command="select"}).
 The columns of SHOW SLAVE|REPLICA STATUS are named by the catalog's ``prometheus_families.named`` rule
 for replica_status: a one-value sample goes through the slave_status collector's family builder here,
-and the name it comes out under is what a query must use.  So no name is typed twice, and a change in the catalog or in the collector table reaches
-the boards and rules at the next ``mysql-snmp generate``.
+and the name it comes out under is what a query must use.  So no name is typed twice, and a change in
+the catalog or in the collector table reaches the boards and rules at the next ``mysql-snmp generate``.
 """
 
 from __future__ import annotations
