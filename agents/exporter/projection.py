@@ -94,6 +94,8 @@ def named_families(catalog: Catalog, source: str, rows: Iterable[NamedRow]) -> l
     table = catalog.families
     families: dict[str, Metric] = {}
     served: set[tuple[str, tuple[str, ...]]] = set()
+    # A replica channel's ~60 columns share one label set: look its values up once.
+    label_values: dict[tuple, tuple[str, ...]] = {}
     for row in rows:
         slot = table.project_named(source, row.key)
         if slot is None:
@@ -103,8 +105,10 @@ def named_families(catalog: Catalog, source: str, rows: Iterable[NamedRow]) -> l
             name, kind = (name + "_total", "counter") if row.counter else (name, "gauge")
         if not slot.grouped and not slot.label and row.help:
             help_text = row.help  # a family of its own: the row describes itself (INNODB_METRICS COMMENT)
-        row_labels = dict(row.labels)
-        values = tuple(row_labels.get(label, "") for label in slot.labels)
+        values = label_values.get((row.labels, slot.labels))
+        if values is None:
+            row_labels = dict(row.labels)
+            values = label_values[(row.labels, slot.labels)] = tuple(row_labels.get(label, "") for label in slot.labels)
         if slot.label:
             values += (slot.label_value or "",)
         if (name, values) in served:
