@@ -42,9 +42,6 @@ class CompatOptions:
 
 FamilyBuilder = Callable[[Snapshot, CompatOptions, FamilyInterner | None, Catalog], list[Metric]]
 
-# Table sources whose columns the catalog does not list are served as well (upstream serves every column).
-_UNLISTED_COLUMNS = frozenset({"user_statistics", "client_statistics"})
-
 
 def _raw(snapshot: Snapshot, key: str, empty):
     value = snapshot.raw.get(key)
@@ -57,7 +54,8 @@ def _named(source: str) -> FamilyBuilder:
 
 
 def _unlisted(source: str) -> FamilyBuilder:
-    """The builder of a source that leaves its whole series in the snapshot's raw: those no catalog entry names."""
+    """Of the series a table source leaves whole in the snapshot's raw (USER_STATISTICS: upstream serves
+    every column), those no catalog entry names, where the catalog's ``named`` rules serve them."""
     return lambda s, o, i, c: projection.unlisted_series_families(c, source, _raw(s, source, {}))
 
 
@@ -118,8 +116,7 @@ COLLECTORS: tuple[ExporterCollector, ...] = (
     ExporterCollector(
         "engine_tokudb_status", "Collect from SHOW ENGINE TOKUDB STATUS", False, ("engine_tokudb_status",),
         compat=_named("engine_tokudb_status")),
-    *(ExporterCollector(name, help_text, default, (source,), (source,),
-                        _unlisted(source) if source in _UNLISTED_COLUMNS else None)
+    *(ExporterCollector(name, help_text, default, (source,), (source,), _unlisted(source))
       for name, source, default, help_text in (
         ("info_schema.innodb_cmp", "innodb_cmp", True, "Collect metrics from information_schema.innodb_cmp"),
         ("info_schema.innodb_cmpmem", "innodb_cmpmem", True, "Collect metrics from information_schema.innodb_cmpmem"),
