@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import logging
 import os
@@ -89,6 +88,8 @@ def unrecognized_message(parser: argparse.ArgumentParser, extras: list[str]) -> 
 
     argparse would report it against the top-level usage, which says nothing about the
     command's flags (the exporter has sixty: a typo'd --collect.X is easy)."""
+    import difflib  # only for this message: a running agent never needs it
+
     known = [option for action in parser._actions for option in action.option_strings]
     words = []
     for extra in extras:
