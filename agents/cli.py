@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import logging
 import os
@@ -11,18 +10,18 @@ import sys
 
 from mysql_snmp.agents.version import installed_version
 
-# Each module defines register(subparsers) and sets a handler with
-# parser.set_defaults(handler=function(args) -> int).
-COMMAND_MODULES = (
-    "mysql_snmp.agents.commands.demo",
-    "mysql_snmp.agents.commands.collect",
-    "mysql_snmp.agents.commands.parse",
-    "mysql_snmp.agents.commands.exporter",
-    "mysql_snmp.agents.commands.agentx",
-    "mysql_snmp.agents.commands.leak",
-    "mysql_snmp.agents.commands.generate",
-    "mysql_snmp.agents.commands.rules",
-)
+# Command name -> its module.  Each module defines register(subparsers) and sets a handler
+# with parser.set_defaults(handler=function(args) -> int).
+COMMAND_MODULES = {
+    "demo": "mysql_snmp.agents.commands.demo",
+    "collect": "mysql_snmp.agents.commands.collect",
+    "parse": "mysql_snmp.agents.commands.parse",
+    "exporter": "mysql_snmp.agents.commands.exporter",
+    "agentx": "mysql_snmp.agents.commands.agentx",
+    "leak": "mysql_snmp.agents.commands.leak",
+    "generate": "mysql_snmp.agents.commands.generate",
+    "rules": "mysql_snmp.agents.commands.rules",
+}
 
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -41,7 +40,11 @@ def add_common_options(parser: argparse.ArgumentParser, *, default_level: str | 
                         help="logging verbosity (default: info); debug adds tracebacks")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser, or with ``only`` that one command's.
+
+    A long-running service imports only its own command's modules: the agentx command alone
+    would bring asyncio into the exporter, the leak and generate commands their tooling."""
     parser = argparse.ArgumentParser(
         prog="mysql-snmp",
         description=(
@@ -52,8 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_common_options(parser, default_level="info")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module_name in COMMAND_MODULES:
-        importlib.import_module(module_name).register(subparsers)
+    for name, module_name in COMMAND_MODULES.items():
+        if only in (None, name):
+            importlib.import_module(module_name).register(subparsers)
     for subparser in commands_of(parser):
         add_common_options(subparser, default_level=None)
     return parser
@@ -84,6 +88,8 @@ def unrecognized_message(parser: argparse.ArgumentParser, extras: list[str]) -> 
 
     argparse would report it against the top-level usage, which says nothing about the
     command's flags (the exporter has sixty: a typo'd --collect.X is easy)."""
+    import difflib  # only for this message: a running agent never needs it
+
     known = [option for action in parser._actions for option in action.option_strings]
     words = []
     for extra in extras:
@@ -94,8 +100,19 @@ def unrecognized_message(parser: argparse.ArgumentParser, extras: list[str]) -> 
             f"'{parser.prog} --help' lists the options")
 
 
+def chosen_command(argv: list[str]) -> str | None:
+    """The command named on the command line, if it is one; None for --help, a typo, none at all."""
+    words = iter(argv)
+    for word in words:
+        if word == "--log-level":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word if word in COMMAND_MODULES else None
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(only=chosen_command(sys.argv[1:] if argv is None else argv))
     args, extras = parser.parse_known_args(argv)
     if extras:
         print(unrecognized_message(command_parser(parser, args), extras), file=sys.stderr)

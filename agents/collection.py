@@ -36,6 +36,7 @@ from mysql_snmp.agents.connection import CONNECTION_ERRORS, ConnectionSettings, 
 from mysql_snmp.agents.derived import apply_derivations
 from mysql_snmp.agents.snapshot import Snapshot, SourceStatus
 from mysql_snmp.agents.sources import (
+    SCRAPER_NAMES,
     LocalScraper,
     Scraper,
     SourceResult,
@@ -93,15 +94,15 @@ class Collector:
     ):
         if host_metrics not in HOST_METRICS_MODES:
             raise ValueError(f"host_metrics must be one of {HOST_METRICS_MODES}, not {host_metrics!r}")
-        classes = scraper_classes()
         names = set(default_source_names()) if sources is None else set(sources)
         if heartbeat is not None:
             names.add("heartbeat")
+        unknown = names - set(SCRAPER_NAMES)
+        if unknown:
+            raise ValueError(f"unknown source(s) {', '.join(sorted(unknown))}; known: {', '.join(SCRAPER_NAMES)}")
+        classes = scraper_classes(names)
         if host_metrics == "off":
             names -= {name for name, cls in classes.items() if issubclass(cls, LocalScraper)}
-        unknown = names - set(classes)
-        if unknown:
-            raise ValueError(f"unknown source(s) {', '.join(sorted(unknown))}; known: {', '.join(classes)}")
         self.settings = settings
         self.catalog = catalog if catalog is not None else load_catalog()
         self.host_metrics = host_metrics

@@ -5,7 +5,10 @@ OSError repeats the path; a start-up error must be one line that names file and 
 
 from __future__ import annotations
 
-import yaml
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # PyYAML is imported only by a process that reads a YAML file
+    import yaml
 
 
 def describe_load_error(exc: OSError | yaml.YAMLError) -> str:

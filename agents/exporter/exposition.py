@@ -118,6 +118,8 @@ def server_families(outcome: ScrapeOutcome, catalog: Catalog, options: CompatOpt
     if record is None or not record.snapshot.up:
         return []
     snapshot = record.snapshot
+    if interner is not None:
+        interner.new_scrape()
     options = replace(options, exclude_thread_id=record.own_thread_id)
     families: list[Metric] = []
     # The data age is the scrape's own (self_families), never the collection's.

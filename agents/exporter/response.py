@@ -7,7 +7,10 @@ next.  So a scrape's body is two parts:
 - the *head*: mysql_up and the self metrics, encoded for each request (a few hundred bytes);
 - the *server part*: every MySQL family of the collection, encoded (and deflated, when the
   client takes gzip) once per collection, set of collectors and content type, and kept in the
-  target's ``SharedBodies`` (the last ``limit`` of them) for every request that wants the same.
+  target's ``SharedBodies`` for every request that wants the same.  Only the newest
+  collection's part is kept per set of collectors and content type: an older collection is
+  never served again once a newer one exists, and each part (~250 KB with its collection) kept
+  past that was memory for nothing.
 
 With gzip, both parts are raw deflate streams joined into one gzip member (the head flushed to a
 byte boundary without ending the stream, the server part ending it; CRC and size of the whole):
@@ -39,7 +42,7 @@ def _deflate(data: bytes, final: bool) -> bytes:
 class ServerPart:
     """One collection's MySQL families, encoded in one content type."""
 
-    owner: object  # the CollectionRecord: kept so its id() in the key cannot be reused meanwhile
+    owner: object  # the CollectionRecord it was encoded from: a newer collection needs its own part
     body: bytes
     _deflated: bytes | None = field(default=None, repr=False)
 
@@ -50,7 +53,8 @@ class ServerPart:
 
 
 class SharedBodies:
-    """The server parts of a target's recent collections (at most ``limit``, the newest kept)."""
+    """The server part of the newest collection for each set of collectors and content type
+    (at most ``limit`` such pairs, the most recently used kept)."""
 
     def __init__(self, limit: int = 8):
         self.limit = limit
@@ -62,7 +66,7 @@ class SharedBodies:
 
     def get(self, record, collectors: tuple, content_type: str, build) -> ServerPart:
         """The part for this collection, collectors and content type; ``build()`` gives its bytes."""
-        key = (id(record), collectors, content_type)
+        key = (collectors, content_type)
         with self._lock:
             part = self._parts.get(key)
             if part is not None and part.owner is record:
@@ -71,6 +75,8 @@ class SharedBodies:
         # Built outside the lock: requests for other collections are not held up meanwhile.
         part = ServerPart(record, build())
         with self._lock:
+            # Replaces the previous collection's part: a request still sending it holds its own
+            # reference, and one that comes late with an older collection builds its own.
             self._parts[key] = part
             self._parts.move_to_end(key)
             while len(self._parts) > self.limit:

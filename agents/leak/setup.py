@@ -36,11 +36,19 @@ def read_leak_section(config_file: str | os.PathLike | None) -> Mapping[str, Any
     """The ``leak:`` section of a YAML file (None without a file or section)."""
     if not config_file:
         return None
+    try:
+        text = Path(config_file).read_text()
+    except OSError as exc:
+        raise LeakConfigError(f"{config_file}: {describe_load_error(exc)}") from None
+    if _only_comments(text):
+        # The packaged leak.yml, every key commented out: what PyYAML would make of it (None),
+        # without loading PyYAML (~1 MB of every agent's RSS) for it.
+        return None
     import yaml  # only with a file: most processes read no YAML at all
 
     try:
-        document = yaml.safe_load(Path(config_file).read_text())
-    except (OSError, yaml.YAMLError) as exc:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
         raise LeakConfigError(f"{config_file}: {describe_load_error(exc)}") from None
     if document is None:
         return None
@@ -50,6 +58,10 @@ def read_leak_section(config_file: str | os.PathLike | None) -> Mapping[str, Any
     if section is not None and not isinstance(section, dict):
         raise LeakConfigError(f"{config_file}: leak: must be a mapping")
     return section
+
+
+def _only_comments(text: str) -> bool:
+    return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
 def default_state_path(agent: str, target: str, base: str | os.PathLike = DEFAULT_STATE_FILE) -> Path:

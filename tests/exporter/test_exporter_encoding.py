@@ -102,6 +102,20 @@ def test_interner_keeps_unchanged_families_across_generations():
     assert all(a is b for a, b in zip(first, again))
 
 
+def test_interner_keeps_one_scrape_and_the_previous_ones_changes():
+    interner = FamilyInterner()  # the default size: only the scrapes bound it here
+    steady = {f"Steady_{n}": str(n) for n in range(10)}
+    first = global_status(steady, interner)
+    for scrape in range(50):
+        interner.new_scrape()
+        families = global_status({**steady, **{f"Moving_{n}": str(scrape * 10 + n) for n in range(10)}},
+                                 interner)
+        body, _ = encode(families, None, interner)
+        assert f"mysql_global_status_moving_0 {float(scrape * 10)}".encode() in body
+        assert len(interner) <= 30  # 10 steady, 10 moving of this scrape, 10 of the previous one
+    assert all(a is b for a, b in zip(first, global_status(steady, interner)))
+
+
 def test_names_needing_escapes_still_get_the_negotiated_escaping():
     from prometheus_client.core import GaugeMetricFamily
 

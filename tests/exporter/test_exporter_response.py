@@ -76,7 +76,35 @@ def test_requests_for_one_collection_share_one_encoding_and_the_cache_is_bounded
     assert len(builds) == 3
     for record in records[1:]:
         bodies.get(record, ("c",), "text/plain", build)
+    assert len(builds) == 7 and len(bodies) == 3
+    bodies.get(records[0], ("c", "d"), "text/plain", build)
+    bodies.get(records[0], ("c",), "application/openmetrics-text", build)
+    assert len(builds) == 7  # the other pairs' parts were kept
+    bodies.get(records[4], ("e",), "text/plain", build)  # a fourth pair: the least recently used goes
     assert len(bodies) == 3
+    bodies.get(records[4], ("c",), "text/plain", build)
+    assert len(builds) == 9
+
+
+def test_a_newer_collection_replaces_the_older_ones_part():
+    """Only the newest collection is served again: older parts (and their collections) are not kept."""
+    bodies = SharedBodies()
+    builds = []
+
+    def build():
+        builds.append(1)
+        return encode(server_families(), None)[0]
+
+    older, newer = object(), object()
+    first = bodies.get(older, ("c",), "text/plain", build)
+    bodies.get(newer, ("c",), "text/plain", build)
+    assert len(bodies) == 1
+    assert all(part.owner is newer for part in bodies._parts.values())
+    assert bodies.get(newer, ("c",), "text/plain", build) is not first and len(builds) == 2
+
+
+def test_each_scrape_has_its_own_head():
+    first = SharedBodies().get(object(), ("c",), "text/plain", lambda: encode(server_families(), None)[0])
     # Each scrape's own head still differs: the shared part does not freeze the counters.
     one, _ = scrape_body(head_families(1), first, None, False)
     two, _ = scrape_body(head_families(2), first, None, False)

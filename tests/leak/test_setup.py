@@ -1,9 +1,15 @@
 """One detector per target from an agent's flags: config file, state file precedence, log line."""
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from mysql_snmp.agents.leak.config import LeakConfigError
-from mysql_snmp.agents.leak.setup import adopt_shared_history, build_leak_detector, default_state_path, describe_watched
+from mysql_snmp.agents.leak.setup import (adopt_shared_history, build_leak_detector, default_state_path,
+                                          describe_watched, read_leak_section)
+
+PACKAGED_LEAK_YML = Path(__file__).resolve().parents[2] / "packaging" / "etc" / "leak.yml"
 
 
 def write(path, text):
@@ -59,6 +65,15 @@ def test_a_file_without_leak_section_gives_the_defaults(tmp_path):
     detector = build_leak_detector("db1", config, agent="exporter")
     assert str(detector.state_path) == "/var/lib/mysql-snmp/leak-state.exporter.db1.json"
     assert detector.config.bin_seconds == 60.0
+
+
+@pytest.mark.parametrize("text", [PACKAGED_LEAK_YML.read_text(), "", "\n  \n", "# only\n  # comments\n"])
+def test_a_file_of_comments_reads_as_pyyaml_reads_it_without_pyyaml(tmp_path, text):
+    assert yaml.safe_load(text) is None  # what the parser would say, so skipping it changes nothing
+    config = write(tmp_path / "leak.yml", text)
+    assert read_leak_section(config) is None
+    detector = build_leak_detector("db1", config, agent="exporter")
+    assert detector.config.bin_seconds == 60.0 and detector.state_path is not None
 
 
 @pytest.mark.parametrize("text, message", [
