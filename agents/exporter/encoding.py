@@ -23,9 +23,12 @@ from prometheus_client.core import Metric
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.openmetrics import exposition as openmetrics
 
+from mysql_snmp.agents.exporter.sample_lines import plain_body, plain_format
+
 _OPENMETRICS_EOF = b"# EOF\n"
-# The names Prometheus accepted before UTF-8 names: these need no escaping in any scheme.
-_LEGACY_METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
+# The names Prometheus accepted before UTF-8 names, less the colon (OpenMetrics' underscores
+# escaping rewrites a colon in a sample name): these come out of either escaping unchanged.
+_LEGACY_METRIC_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 _LEGACY_LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 
 
@@ -180,6 +183,7 @@ def encode(families: Iterable[Metric], accept_header: str | None,
     interner = interner or _NO_INTERNER
     negotiated, content_type = choose_encoder(accept_header or "")
     twin = _identity_escaping_twin(negotiated)
+    form = plain_format(negotiated)
     chunks: list[bytes] = []
     pending: list[Metric] = []
     pending_encoder = negotiated
@@ -197,14 +201,17 @@ def encode(families: Iterable[Metric], accept_header: str | None,
     for family in families:
         body = known(id(family))
         if body is None:
-            if not interner.is_interned(family):
+            # Most families are plain (agents/exporter/sample_lines.py): written directly.
+            body = plain_body(family, form) if form is not None else None
+            if body is None and not interner.is_interned(family):
                 encoder = encoder_for(family)
                 if encoder is not pending_encoder:
                     flush()
                     pending_encoder = encoder
                 pending.append(family)
                 continue
-            body = _strip_eof(encoder_for(family)(_Families([family])))
+            if body is None:
+                body = _strip_eof(encoder_for(family)(_Families([family])))
             interner.remember(family, content_type, body)
         flush()
         chunks.append(body)
