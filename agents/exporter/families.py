@@ -20,6 +20,7 @@ from prometheus_client.core import (
     Metric,
     UnknownMetricFamily,
 )
+from prometheus_client.samples import Sample
 
 from mysql_snmp.agents.catalog import Catalog
 from mysql_snmp.agents.exporter.encoding import FamilyInterner, scalar_family
@@ -112,6 +113,10 @@ class _Export:
     labels: tuple[str, ...]
     scale: float
 
+    @property
+    def label_set(self) -> frozenset[str]:
+        return frozenset(self.labels)
+
 
 # The catalog does not change at run time and the same few collector sets recur
 # every scrape: keep the filtered list per (catalog, kinds).  The catalog itself
@@ -133,6 +138,30 @@ def _exports(catalog: Catalog, kinds: frozenset[str]) -> tuple[_Export, ...]:
         _EXPORTS_CACHE.clear()
     _EXPORTS_CACHE[key] = (catalog, exports)
     return exports
+
+
+def _add_series(family: Metric, export: _Export, series: Mapping, relabel: Mapping | None) -> None:
+    """One sample per labelled value of ``series`` (each label the export names; one the value lacks is "").
+
+    What ``add_metric`` would add, built straight from the snapshot's labels: with every
+    collector on this loop makes ~3,500 samples a scrape.
+    """
+    # A counter family's samples are named <name>_total (prometheus_client's CounterMetricFamily).
+    sample_name = family.name + "_total" if family.type == "counter" else family.name
+    wanted = export.label_set
+    rewrites = [(label, rewrite) for label, rewrite in (relabel or {}).items() if label in wanted]
+    scale = export.scale
+    append = family.samples.append
+    for labels, value in series.items():
+        number = sample_value(value)
+        if number is None:
+            continue
+        by_name = dict(labels)
+        if by_name.keys() != wanted:
+            by_name = {label: by_name.get(label, "") for label in export.labels}
+        for label, rewrite in rewrites:
+            by_name[label] = rewrite(by_name[label])
+        append(Sample(sample_name, by_name, number * scale))
 
 
 def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
@@ -162,16 +191,7 @@ def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
                 continue
             family = _FAMILY_TYPES[export.prometheus_type](export.prometheus_name, export.help,
                                                            labels=list(export.labels))
-            for labels, value in series.items():
-                number = sample_value(value)
-                if number is None:
-                    continue
-                by_name = dict(labels)
-                values = [by_name.get(label, "") for label in export.labels]
-                if relabel:
-                    values = [relabel[label](value) if label in relabel else value
-                              for label, value in zip(export.labels, values)]
-                family.add_metric(values, number * export.scale)
+            _add_series(family, export, series, relabel)
             if family.samples:
                 families.append(family)
                 taken.update(exposed_names(family))
