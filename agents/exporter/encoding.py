@@ -44,6 +44,10 @@ class _Families:
         return iter(self._families)
 
 
+# Marks the key of a family registered by reuse(): kept with its build, outside the generations.
+_REUSED = object()
+
+
 class FamilyInterner:
     """Shares family objects, and their encoded bytes, across scrapes while their value holds.
 
@@ -97,7 +101,7 @@ class FamilyInterner:
         with self._lock:
             for family in families:
                 key = self._keys.get(id(family))
-                if key is not None and key not in self._current:
+                if key is not None and key[0] is not _REUSED and key not in self._current:
                     self._older.pop(key, None)
                     self._keep(key, family)
 
@@ -114,14 +118,30 @@ class FamilyInterner:
     def reuse(self, key: str, inputs: Mapping, build: Callable[[], list[Metric]]) -> list[Metric]:
         """``build()``'s families, or the previous ones when ``inputs`` equal the previous inputs.
 
-        One entry per ``key`` (a collector's fixed name), so this stays as small as one scrape."""
+        One entry per ``key`` (a collector's fixed name, a catalog family's name), so this stays as
+        small as one scrape; the encoded bytes of the families it returns are kept with them."""
         previous = self._previous.get(key)
         if previous is not None and previous[0] == inputs:
             self._touch(previous[1])
             return previous[1]
         families = build()
-        self._previous[key] = (inputs, families)
+        with self._lock:
+            if previous is not None:
+                self._forget_reused(previous[1])
+            # Registered as reused: their encoded bytes are kept until a build replaces them.
+            for family in families:
+                self._keys.setdefault(id(family), (_REUSED, key))
+            self._previous[key] = (inputs, families)
         return families
+
+    def _forget_reused(self, families: list[Metric]) -> None:
+        """Drop the bytes of families a new build replaced (the lock is held)."""
+        for family in families:
+            key = self._keys.get(id(family))
+            if key is not None and key[0] is _REUSED:
+                del self._keys[id(family)]
+                for by_id in self._encoded.values():
+                    by_id.pop(id(family), None)
 
 
     def is_interned(self, family: Metric) -> bool:
@@ -180,7 +200,7 @@ def encode(families: Iterable[Metric], accept_header: str | None,
            interner: FamilyInterner | None = None, final: bool = True) -> tuple[bytes, str]:
     """The exposition of ``families`` in the format the Accept header negotiates (``final``: with
     OpenMetrics' closing ``# EOF``; without, for a body that more families follow)."""
-    interner = interner or _NO_INTERNER
+    interner = interner if interner is not None else _NO_INTERNER  # an empty one is falsy (__len__)
     negotiated, content_type = choose_encoder(accept_header or "")
     twin = _identity_escaping_twin(negotiated)
     form = plain_format(negotiated)

@@ -140,6 +140,13 @@ def _exports(catalog: Catalog, kinds: frozenset[str]) -> tuple[_Export, ...]:
     return exports
 
 
+def _labelled_family(export: _Export, series: Mapping, relabel: Mapping | None) -> list[Metric]:
+    """The family of ``series`` (none when no value is a number)."""
+    family = _FAMILY_TYPES[export.prometheus_type](export.prometheus_name, export.help, labels=list(export.labels))
+    _add_series(family, export, series, relabel)
+    return [family] if family.samples else []
+
+
 def _add_series(family: Metric, export: _Export, series: Mapping, relabel: Mapping | None) -> None:
     """One sample per labelled value of ``series`` (each label the export names; one the value lacks is "").
 
@@ -172,7 +179,8 @@ def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
 
     ``skip_names`` are wire names already taken (the self metrics).  ``relabel``
     rewrites the values of a label on the way out (upstream's
-    ``--collect.perf_schema.memory_events.remove_prefix`` on ``event_name``).
+    ``--collect.perf_schema.memory_events.remove_prefix`` on ``event_name``); with an
+    ``interner``, pass the same mapping object each scrape, or labelled families are rebuilt.
     """
     families: list[Metric] = []
     taken = set(skip_names)
@@ -189,10 +197,14 @@ def catalog_families(catalog: Catalog, snapshot: Snapshot, kinds: Iterable[str],
                     families.append(summary)
                     taken.update(exposed_names(summary))
                 continue
-            family = _FAMILY_TYPES[export.prometheus_type](export.prometheus_name, export.help,
-                                                           labels=list(export.labels))
-            _add_series(family, export, series, relabel)
-            if family.samples:
+            if interner is None:
+                built = _labelled_family(export, series, relabel)
+            else:
+                # Most series read the same as last scrape (idle instruments, table sizes, grants):
+                # then last scrape's family, and its encoded bytes, serve again.
+                built = interner.reuse(export.prometheus_name, (series, relabel),
+                                       lambda: _labelled_family(export, series, relabel))
+            for family in built:
                 families.append(family)
                 taken.update(exposed_names(family))
             continue

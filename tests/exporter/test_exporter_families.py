@@ -126,3 +126,29 @@ def test_labelled_series_take_the_catalog_labels_and_relabel_only_theirs():
     name, labels, value = samples[2]
     assert labels == {"file_name": "f", "event_name": "memory/sql/THD", "mode": "write"} and value != value
     assert len(samples) == 3
+
+
+def test_unchanged_labelled_series_serve_last_scrapes_family_and_bytes_and_a_change_does_not():
+    from mysql_snmp.agents.exporter.encoding import FamilyInterner, encode
+
+    catalog, interner = load_catalog(), FamilyInterner()
+    content_type = encode([], None)[1]
+
+    def scrape(waits: dict):
+        series = {(("event_name", name),): count for name, count in waits.items()}
+        snapshot = Snapshot(target="db1", up=True, series={"perf_schema_events_waits": series})
+        (family,) = catalog_families(catalog, snapshot, ["perf_schema_events_waits"], interner=interner)
+        return family, encode([family], None, interner)[0]
+
+    first, body = scrape({"wait/a": 1, "wait/b": 2})
+    again, same = scrape({"wait/a": 1, "wait/b": 2})
+    assert again is first and same == body
+    assert interner.encoded_by_id(content_type)[id(first)] == body
+    changed, new_body = scrape({"wait/a": 1, "wait/b": 3})
+    assert changed is not first
+    assert b'mysql_perf_schema_events_waits_total{event_name="wait/b"} 3.0' in new_body
+    assert b"} 2.0" not in new_body
+    assert id(first) not in interner.encoded_by_id(content_type)  # replaced: its bytes went with it
+    for count in range(50):  # a value that changes every scrape keeps one family and its bytes
+        scrape({"wait/a": count})
+    assert len(interner.encoded_by_id(content_type)) == 1
