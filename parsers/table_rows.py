@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.columns import fold_row
+from mysql_snmp.parsers.columns import FoldedRow, fold_row
 from mysql_snmp.parsers.values import text_of, typed
 
 Labels = tuple[tuple[str, str], ...]
@@ -53,8 +53,9 @@ def label_text(value: object, default: str = "") -> str:
 
 
 def folded_rows(rows: Iterable[Mapping]) -> list[dict]:
-    """The rows with lowercased column names, for a parser that adjusts values before mapping them."""
-    return [fold_row(row) for row in rows]
+    """The rows with lowercased column names, for a parser that adjusts values before mapping them:
+    its own copies (plain dicts, folded again when mapped, whatever names it adds)."""
+    return [dict(row) if type(row) is FoldedRow else fold_row(row) for row in rows]
 
 
 def series_from_rows(rows: Iterable[Mapping], label_columns: Mapping[str, str], fields: Iterable[Field],
