@@ -20,6 +20,7 @@ bytes with prometheus_client's over generated families in every format and escap
 from __future__ import annotations
 
 import functools
+import math
 import re
 from typing import Callable
 
@@ -82,6 +83,14 @@ def _label_value(value: str) -> str:
     return value
 
 
+def _value_text(value: float) -> str:
+    """floatToGoString(value): for a finite float below 1e6 that is its repr (the Go exponent form
+    starts at 1e6), which skips a third of a sample's cost; anything else goes to floatToGoString."""
+    if type(value) is float and -math.inf < value < 1e6:
+        return repr(value)
+    return floatToGoString(value)
+
+
 def plain_body(family: Metric, form: tuple[str, str]) -> bytes | None:
     """``family`` as ``form``'s encoder writes it, or None when the family is not plain."""
     name = family.name
@@ -103,7 +112,7 @@ def plain_body(family: Metric, form: tuple[str, str]) -> bytes | None:
             plain_names.add(sample_name)
         labels = sample.labels
         if not labels:
-            append(f"{sample_name} {floatToGoString(sample.value)}\n")
+            append(f"{sample_name} {_value_text(sample.value)}\n")
             continue
         pairs = []
         for label, value in sorted(labels.items()):
@@ -112,5 +121,5 @@ def plain_body(family: Metric, form: tuple[str, str]) -> bytes | None:
                     return None
                 plain_labels.add(label)
             pairs.append(f'{label}="{_label_value(value)}"')
-        append(f"{sample_name}{{{','.join(pairs)}}} {floatToGoString(sample.value)}\n")
+        append(f"{sample_name}{{{','.join(pairs)}}} {_value_text(sample.value)}\n")
     return "".join(lines).encode("utf-8")

@@ -119,3 +119,14 @@ def test_families_that_are_not_plain_are_left_to_prometheus_client():
     assert plain_body(stamped, form) is None
     assert plain_body(created, text_form) is None  # text 0.0.4 moves _created to a family of its own
     assert plain_body(created, form) == reference([created], ACCEPTS[4]).removesuffix(b"# EOF\n")
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.one_of(st.floats(), st.floats(-1e7, 1e7), st.integers(-10**20, 10**20),
+                 st.sampled_from([999999.9999999999, 1e6, 1e6 - 1e-9, -1e22, 1e-7, 5e-324, -0.0])))
+def test_value_text_is_float_to_go_string(value):
+    from prometheus_client.utils import floatToGoString
+
+    from mysql_snmp.agents.exporter.sample_lines import _value_text
+
+    assert _value_text(value) == floatToGoString(value)
