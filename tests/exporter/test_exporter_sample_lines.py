@@ -10,6 +10,7 @@ from prometheus_client.samples import Exemplar
 
 from mysql_snmp.agents.exporter.encoding import FamilyInterner, encode
 from mysql_snmp.agents.exporter.sample_lines import plain_body, plain_format
+from tests.exporter.test_exporter_encoding import reference as encoded_by_prometheus_client
 
 ACCEPTS = (
     None,
@@ -26,16 +27,8 @@ TYPES = ("counter", "gauge", "unknown", "summary", "histogram", "info", "statese
 SUFFIXES = ("", "_total", "_created", "_bucket", "_sum", "_count", "_gsum", "_gcount", "_info")
 
 
-class Registry:
-    def __init__(self, families):
-        self.families = families
-
-    def collect(self):
-        return iter(self.families)
-
-
 def reference(families, accept) -> bytes:
-    return choose_encoder(accept or "")[0](Registry(families))
+    return encoded_by_prometheus_client(families, choose_encoder(accept or "")[0])
 
 
 plain_names = st.from_regex(r"[a-z_][a-z0-9_]{0,12}", fullmatch=True)
