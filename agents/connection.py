@@ -22,6 +22,7 @@ from typing import Callable, Mapping, Sequence
 
 from mysql_snmp.agents.mysql_auth import auth_plugin_map
 from mysql_snmp.agents.snapshot import ServerInfo
+from mysql_snmp.parsers.columns import FoldedRow
 
 log = logging.getLogger(__name__)
 
@@ -378,9 +379,13 @@ class QueryResult:
     rows: list[tuple]
 
     def dicts(self, lowercase: bool = False) -> list[dict]:
-        """Rows as dicts keyed by column name (as printed, or lowercased)."""
-        columns = tuple(c.lower() for c in self.columns) if lowercase else self.columns
-        return [dict(zip(columns, row)) for row in self.rows]
+        """Rows as dicts keyed by column name (as printed, or lowercased: then FoldedRows, which the
+        parsers take as they are, unless two columns fold to one name)."""
+        if not lowercase:
+            return [dict(zip(self.columns, row)) for row in self.rows]
+        columns = tuple(c.lower() for c in self.columns)
+        row_type = FoldedRow if len(set(columns)) == len(columns) else dict
+        return [row_type(zip(columns, row)) for row in self.rows]
 
 
 @dataclass

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.columns import fold_row
+from mysql_snmp.parsers.columns import FoldedRow, fold_row
 from mysql_snmp.parsers.values import text_of, typed
 
 Labels = tuple[tuple[str, str], ...]
@@ -38,6 +38,9 @@ class Field:
 
 def number(value: object) -> int | float | None:
     """A column's value as a number; None for NULL or text that is not one."""
+    kind = type(value)
+    if kind is int or kind is float:  # what pymysql hands over for numeric columns
+        return value
     parsed = typed(value)
     if isinstance(parsed, (int, float)) and not isinstance(parsed, bool):
         return parsed
@@ -50,8 +53,9 @@ def label_text(value: object, default: str = "") -> str:
 
 
 def folded_rows(rows: Iterable[Mapping]) -> list[dict]:
-    """The rows with lowercased column names, for a parser that adjusts values before mapping them."""
-    return [fold_row(row) for row in rows]
+    """The rows with lowercased column names, for a parser that adjusts values before mapping them:
+    its own copies (plain dicts, folded again when mapped, whatever names it adds)."""
+    return [dict(row) if type(row) is FoldedRow else fold_row(row) for row in rows]
 
 
 def series_from_rows(rows: Iterable[Mapping], label_columns: Mapping[str, str], fields: Iterable[Field],
@@ -62,17 +66,25 @@ def series_from_rows(rows: Iterable[Mapping], label_columns: Mapping[str, str], 
     is the empty string).  A later row with the same labels replaces an earlier one.
     """
     result: Series = {} if series is None else series
-    fields = tuple(fields)
+    label_plan = tuple((label, column.lower()) for label, column in label_columns.items())
+    # Per field: the labels come out sorted as they are (no sort per row) when the names already are.
+    field_plan = tuple((field.name, field.column.lower(), field.scale, field.labels,
+                        _strictly_increasing([label for label, _ in label_plan] + [n for n, _ in field.labels]))
+                       for field in fields)
     for row in rows:
         folded = fold_row(row)
-        base = tuple((label, label_text(folded.get(column.lower()))) for label, column in label_columns.items())
-        for field in fields:
-            value = number(folded.get(field.column.lower()))
+        base = tuple((label, label_text(folded.get(column))) for label, column in label_plan)
+        for name, column, scale, constant, in_order in field_plan:
+            value = number(folded.get(column))
             if value is None:
                 continue
-            labels = tuple(sorted(base + field.labels))
-            result.setdefault(field.name, {})[labels] = value * field.scale if field.scale != 1.0 else value
+            labels = base + constant if in_order else tuple(sorted(base + constant))
+            result.setdefault(name, {})[labels] = value * scale if scale != 1.0 else value
     return result
+
+
+def _strictly_increasing(names: list[str]) -> bool:
+    return all(a < b for a, b in zip(names, names[1:]))
 
 
 def per_operation(name: str, column_format: str, operations: Iterable[str], scale: float = 1.0,

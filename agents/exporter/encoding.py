@@ -6,8 +6,9 @@ object and encoding it costs ~10 us each in prometheus_client (its OpenMetrics
 encoder escapes HELP text one character at a time), which for ~1300 samples is
 the bulk of a scrape's CPU.  So unlabelled one-sample families are *interned*:
 the same (type, name, value) gives back the same family object, and the bytes
-prometheus_client produced for it are kept.  Every byte still comes from
-prometheus_client's encoder; nothing is formatted by hand.  Each target owns its
+prometheus_client produced for it are kept.  Plain families are written by
+agents/exporter/sample_lines.py (tested byte-identical to prometheus_client); the
+rest go through prometheus_client's encoders.  Each target owns its
 interner (no process-wide state), and the "registry" handed to the encoder is a
 custom collector holding the scrape's families.
 """
@@ -23,10 +24,17 @@ from prometheus_client.core import Metric
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.openmetrics import exposition as openmetrics
 
+from mysql_snmp.agents.exporter.sample_lines import plain_body, plain_format
+
 _OPENMETRICS_EOF = b"# EOF\n"
-# The names Prometheus accepted before UTF-8 names: these need no escaping in any scheme.
-_LEGACY_METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
+# The names Prometheus accepted before UTF-8 names, less the colon (OpenMetrics' underscores
+# escaping rewrites a colon in a sample name): these come out of either escaping unchanged.
+_LEGACY_METRIC_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 _LEGACY_LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
+
+
+# Marks the key of a family registered by reuse(): kept with its build, outside the generations.
+_REUSED = object()
 
 
 class _Families:
@@ -118,14 +126,30 @@ class FamilyInterner:
     def reuse(self, key: str, inputs: Mapping, build: Callable[[], list[Metric]]) -> list[Metric]:
         """``build()``'s families, or the previous ones when ``inputs`` equal the previous inputs.
 
-        One entry per ``key`` (a collector's fixed name), so this stays as small as one scrape."""
+        One entry per ``key`` (a collector's fixed name, a catalog family's name), so this stays as
+        small as one scrape; the encoded bytes of the families it returns are kept with them."""
         previous = self._previous.get(key)
         if previous is not None and previous[0] == inputs:
             self._touch(previous[1])
             return previous[1]
         families = build()
-        self._previous[key] = (inputs, families)
+        with self._lock:
+            if previous is not None:
+                self._forget_reused(previous[1])
+            # Registered as reused: their encoded bytes are kept until a build replaces them.
+            for family in families:
+                self._keys.setdefault(id(family), (_REUSED, key))
+            self._previous[key] = (inputs, families)
         return families
+
+    def _forget_reused(self, families: list[Metric]) -> None:
+        """Drop the bytes of families a new build replaced (the lock is held)."""
+        for family in families:
+            key = self._keys.get(id(family))
+            if key is not None and key[0] is _REUSED:
+                del self._keys[id(family)]
+                for by_id in self._encoded.values():
+                    by_id.pop(id(family), None)
 
 
     def is_interned(self, family: Metric) -> bool:
@@ -136,7 +160,7 @@ class FamilyInterner:
         return self._encoded.setdefault(content_type, {})
 
     def remember(self, family: Metric, content_type: str, body: bytes) -> None:
-        with self._lock:  # not while _retire_older drops this family
+        with self._lock:  # not while _start_generation drops this family
             if id(family) in self._keys:
                 self.encoded_by_id(content_type)[id(family)] = body
 
@@ -184,8 +208,9 @@ def encode(families: Iterable[Metric], accept_header: str | None,
            interner: FamilyInterner | None = None, final: bool = True) -> tuple[bytes, str]:
     """The exposition of ``families`` in the format the Accept header negotiates (``final``: with
     OpenMetrics' closing ``# EOF``; without, for a body that more families follow)."""
-    interner = interner or _NO_INTERNER
+    interner = interner if interner is not None else _NO_INTERNER  # an empty one is falsy (__len__)
     negotiated, content_type = choose_encoder(accept_header or "")
+    form = plain_format(negotiated)
     twin = _identity_escaping_twin(negotiated)
     chunks: list[bytes] = []
     pending: list[Metric] = []
@@ -204,14 +229,17 @@ def encode(families: Iterable[Metric], accept_header: str | None,
     for family in families:
         body = known(id(family))
         if body is None:
-            if not interner.is_interned(family):
+            # Most families are plain (agents/exporter/sample_lines.py): written directly.
+            body = plain_body(family, form) if form is not None else None
+            if body is None and not interner.is_interned(family):
                 encoder = encoder_for(family)
                 if encoder is not pending_encoder:
                     flush()
                     pending_encoder = encoder
                 pending.append(family)
                 continue
-            body = _strip_eof(encoder_for(family)(_Families([family])))
+            if body is None:
+                body = _strip_eof(encoder_for(family)(_Families([family])))
             interner.remember(family, content_type, body)
         flush()
         chunks.append(body)

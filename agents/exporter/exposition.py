@@ -6,9 +6,12 @@ counters); nothing here mutates shared state except through the target's interne
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from dataclasses import replace
+from types import MappingProxyType
+from typing import Callable, Mapping
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
@@ -141,7 +144,15 @@ def server_families(outcome: ScrapeOutcome, catalog: Catalog, options: CompatOpt
                 taken.update(names)
     # The every-row sources reach /metrics through their projection above, only.
     kinds.difference_update(catalog.families.rows)
-    prefix = options.memory_events_remove_prefix
-    relabel = {"event_name": lambda name: name.removeprefix(prefix)} if prefix else None
-    families.extend(catalog_families(catalog, snapshot, kinds, taken, interner, relabel))
+    families.extend(catalog_families(catalog, snapshot, kinds, taken, interner,
+                                     _removing_prefix(options.memory_events_remove_prefix)))
     return families
+
+
+@functools.lru_cache(maxsize=8)
+def _removing_prefix(prefix: str) -> Mapping[str, Callable[[str], str]] | None:
+    """The relabel of --collect.perf_schema.memory_events.remove_prefix: one object per prefix, so
+    the interner finds unchanged labelled families again (agents/exporter/families.py)."""
+    if not prefix:
+        return None
+    return MappingProxyType({"event_name": lambda name: name.removeprefix(prefix)})

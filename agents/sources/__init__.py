@@ -38,7 +38,6 @@ SCRAPER_MODULES = (
     "mysql_snmp.agents.sources.global_variables",
     "mysql_snmp.agents.sources.innodb_status",
     "mysql_snmp.agents.sources.replication",
-    "mysql_snmp.agents.sources.binlog",
     "mysql_snmp.agents.sources.processlist",
     "mysql_snmp.agents.sources.innodb_metrics",
     "mysql_snmp.agents.sources.perf_schema_memory",
@@ -72,6 +71,9 @@ SCRAPER_MODULES = (
     "mysql_snmp.agents.sources.perf_schema_group_member_stats",
     "mysql_snmp.agents.sources.perf_schema_applier_workers",
     "mysql_snmp.agents.sources.rocksdb_perf_context",
+    # After every pipelined source: it decides from global_variables whether to send anything, so
+    # in the middle it would split their one round trip in two.
+    "mysql_snmp.agents.sources.binlog",
     "mysql_snmp.agents.sources.host",
     "mysql_snmp.agents.sources.process",
 )

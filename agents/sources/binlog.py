@@ -37,6 +37,7 @@ class Binlog(Scraper):
             # SHOW BINARY LOGS fails with ERROR 1381 when binary logging is off: that is
             # a configuration, not an error.  Nothing to report, and no statement sent.
             return SourceResult()
+        conn.pipeline(self.statements(server))  # both in one round trip
         status_rows = conn.query(status_statement(server)).dicts()
         logs_rows = conn.query(LOGS_STATEMENT).dicts()
         reading = binlog_values(status_rows, logs_rows)

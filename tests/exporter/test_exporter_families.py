@@ -101,3 +101,54 @@ def test_summary_series_keep_mysqld_exporter_quantile_labels():
         ("mysql_perf_schema_events_statements_latency_count", digest + (("schema", "shop"),)): 10.0,
         ("mysql_perf_schema_events_statements_latency_sum", digest + (("schema", "shop"),)): 5.0,
     }
+
+
+def test_labelled_series_take_the_catalog_labels_and_relabel_only_theirs():
+    series = {
+        (("event_name", "wait/io/file/sql/binlog"), ("file_name", "/var/lib/mysql/bin.000001"), ("mode", "read")): 7,
+        # A label the catalog does not name is dropped; one it names but the value lacks is "".
+        (("event_name", "wait/io/file/sql/FRM"), ("extra", "x"), ("file_name", "/t.frm")): 3,
+        (("event_name", "memory/sql/THD"), ("file_name", "f"), ("mode", "write")): None,  # NULL: NaN
+        (("event_name", "wait/io/file/sql/x"), ("file_name", "g"), ("mode", "read")): "text",  # no sample
+    }
+    snapshot = Snapshot(target="db1", up=True, series={"perf_schema_file_instances": series})
+    families = {f.name: f for f in catalog_families(
+        load_catalog(), snapshot, ["perf_schema_file_instances"],
+        relabel={"event_name": lambda name: name.removeprefix("wait/io/file/"), "absent": str.upper})}
+    family = families["mysql_perf_schema_file_instances"]
+    assert family.type == "counter"
+    samples = [(s.name, s.labels, s.value) for s in family.samples]
+    assert samples[:2] == [
+        ("mysql_perf_schema_file_instances_total",
+         {"file_name": "/var/lib/mysql/bin.000001", "event_name": "sql/binlog", "mode": "read"}, 7.0),
+        ("mysql_perf_schema_file_instances_total", {"file_name": "/t.frm", "event_name": "sql/FRM", "mode": ""}, 3.0),
+    ]
+    name, labels, value = samples[2]
+    assert labels == {"file_name": "f", "event_name": "memory/sql/THD", "mode": "write"} and value != value
+    assert len(samples) == 3
+
+
+def test_unchanged_labelled_series_serve_last_scrapes_family_and_bytes_and_a_change_does_not():
+    from mysql_snmp.agents.exporter.encoding import FamilyInterner, encode
+
+    catalog, interner = load_catalog(), FamilyInterner()
+    content_type = encode([], None)[1]
+
+    def scrape(waits: dict):
+        series = {(("event_name", name),): count for name, count in waits.items()}
+        snapshot = Snapshot(target="db1", up=True, series={"perf_schema_events_waits": series})
+        (family,) = catalog_families(catalog, snapshot, ["perf_schema_events_waits"], interner=interner)
+        return family, encode([family], None, interner)[0]
+
+    first, body = scrape({"wait/a": 1, "wait/b": 2})
+    again, same = scrape({"wait/a": 1, "wait/b": 2})
+    assert again is first and same == body
+    assert interner.encoded_by_id(content_type)[id(first)] == body
+    changed, new_body = scrape({"wait/a": 1, "wait/b": 3})
+    assert changed is not first
+    assert b'mysql_perf_schema_events_waits_total{event_name="wait/b"} 3.0' in new_body
+    assert b"} 2.0" not in new_body
+    assert id(first) not in interner.encoded_by_id(content_type)  # replaced: its bytes went with it
+    for count in range(50):  # a value that changes every scrape keeps one family and its bytes
+        scrape({"wait/a": count})
+    assert len(interner.encoded_by_id(content_type)) == 1
