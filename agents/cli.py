@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import logging
 import os
 import sys
 
+from mysql_snmp.agents.names import did_you_mean
 from mysql_snmp.agents.version import installed_version
 
 # Each module defines register(subparsers) and sets a handler with
@@ -88,8 +88,7 @@ def unrecognized_message(parser: argparse.ArgumentParser, extras: list[str]) -> 
     words = []
     for extra in extras:
         flag = extra.split("=", 1)[0]
-        close = difflib.get_close_matches(flag, known, n=1, cutoff=0.75) if flag.startswith("-") else []
-        words.append(f"{extra} (did you mean {close[0]}?)" if close else extra)
+        words.append(extra + (did_you_mean(flag, known, cutoff=0.75) if flag.startswith("-") else ""))
     return (f"{parser.prog}: unrecognized argument(s): {', '.join(words)}; "
             f"'{parser.prog} --help' lists the options")
 

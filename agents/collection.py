@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 from mysql_snmp.agents.catalog import Catalog, load_catalog
 from mysql_snmp.agents.connection import CONNECTION_ERRORS, ConnectionSettings, MySQLConnection, MySQLUnavailable, QueryError
 from mysql_snmp.agents.derived import apply_derivations
+from mysql_snmp.agents.names import unknown_names_message
 from mysql_snmp.agents.snapshot import Snapshot, SourceStatus
 from mysql_snmp.agents.sources import (
     LocalScraper,
@@ -101,7 +102,7 @@ class Collector:
             names -= {name for name, cls in classes.items() if issubclass(cls, LocalScraper)}
         unknown = names - set(classes)
         if unknown:
-            raise ValueError(f"unknown source(s) {', '.join(sorted(unknown))}; known: {', '.join(classes)}")
+            raise ValueError(unknown_names_message("source", sorted(unknown), classes))
         self.settings = settings
         self.catalog = catalog if catalog is not None else load_catalog()
         self.host_metrics = host_metrics

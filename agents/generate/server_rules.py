@@ -24,6 +24,7 @@ from mysql_snmp.agents.generate import served_names
 from mysql_snmp.agents.generate.alert_rules import HEADER, _expected
 from mysql_snmp.agents.generate.dashboard_boards import boards
 from mysql_snmp.agents.generate.served_names import replica_column
+from mysql_snmp.agents.names import did_you_mean
 
 RULES_PATH = "grafana/rules/mysql.rules.yml"
 TESTS_PATH = "grafana/rules/mysql.rules.test.yml"
@@ -57,7 +58,8 @@ def parse_overrides(pairs: list[str]) -> Thresholds:
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep or name not in fields:
-            raise ValueError(f"{pair!r}: expected NAME=VALUE with NAME one of {', '.join(fields)}")
+            raise ValueError(f"{pair!r}: expected NAME=VALUE with NAME one of {', '.join(fields)}"
+                             + (did_you_mean(name, fields) if sep else ""))
         problem = _threshold_problem(name, type(getattr(defaults, name)), text)
         if problem:
             raise ValueError(f"{pair!r}: {name} {problem}")

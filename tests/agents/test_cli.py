@@ -268,3 +268,13 @@ def test_collect_without_an_option_file_says_none_was_read(capsys, tmp_path, mon
     (tmp_path / ".my.cnf").chmod(0o600)
     code, _, err = cli(capsys, "collect")
     assert code == 1 and "no option file was read" not in one_line(err)
+
+
+@pytest.mark.parametrize("command", [["collect"], ["agentx", "--agentx-socket", "/nonexistent/agentx"]])
+def test_a_mistyped_source_is_one_line_with_the_nearest_name_and_every_valid_one(capsys, command):
+    code, out, err = cli(capsys, *command, "--sources", "global_status,proceslist")
+    assert code == 2 and out == ""
+    line = one_line(err)
+    assert line.startswith(f"mysql-snmp {command[0]}: unknown source(s) proceslist (did you mean processlist?); "
+                           "known: global_status, global_variables, innodb_status,")
+    assert line.endswith(", host, process")
