@@ -102,3 +102,24 @@ def test_collect_params_that_select_nothing_are_logged_once_and_counted(mariadb,
                                   "(turn it on with --collect.info_schema.tables)")
     assert warnings[2].startswith("collect[]='engine_tokudb_status': a mysqld_exporter collector this exporter "
                                   "does not implement")
+
+
+REFUSED_AT_START = ("(", "a)", "ib.*[", "*.ibd", "[z-a]", "a{3,2}")
+LEFT_TO_THE_SERVER = (".*", r"\p{L}+", "(?<schema>[a-z]+)/", "a(?i)b", r"\Qa.b\E", "[[:alpha:]]+")
+
+
+@pytest.mark.parametrize("pattern", REFUSED_AT_START + LEFT_TO_THE_SERVER)
+def test_the_start_time_regexp_check_agrees_with_the_server(mariadb, pattern):
+    """A pattern refused at start is one MariaDB's REGEXP (PCRE2) refuses too; one it takes is not refused."""
+    import pymysql
+
+    from mysql_snmp.agents.server_regexp import regexp_problem
+
+    try:
+        mariadb.execute(f"SELECT 'ibdata1' REGEXP '{pymysql.converters.escape_string(pattern)}'")
+        server_refuses = False
+    except pymysql.err.MySQLError as exc:
+        assert exc.args[0] == 1139, exc  # ER_REGEXP_ERROR
+        server_refuses = True
+    assert server_refuses == (pattern in REFUSED_AT_START)
+    assert (regexp_problem(pattern) is not None) == server_refuses
