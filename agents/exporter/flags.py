@@ -36,7 +36,7 @@ def add_bool_flag(parser: argparse.ArgumentParser, name: str, default: bool, hel
     dest = name.replace(".", "_").replace("-", "_")
     state = "on" if default else "off"
     if help_text != argparse.SUPPRESS:
-        help_text = f"{help_text} (default {state}; --no-{name} turns it off)"
+        help_text = f"{help_text} (default {state}" + (f"; --no-{name} turns it off)" if default else ")")
     parser.add_argument(f"--{name}", dest=dest, nargs="?", const=True, default=default, type=parse_bool,
                         metavar="BOOL", help=help_text)
     parser.add_argument(f"--no-{name}", dest=dest, action="store_false", help=argparse.SUPPRESS)
@@ -203,7 +203,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             help="comma-separated schemas, or * for all but the system ones (default *)")
     collectors.add_argument("--collect.perf_schema.file_instances.filter", dest="file_instances_filter",
                             default=defaults.file_instances_filter, metavar="REGEXP", type=server_regexp,
-                            help="only files whose name matches (default .*)")
+                            help="only files whose name matches this REGEXP, run by the server (default .*; "
+                                 "one no server accepts stops the start)")
     collectors.add_argument("--collect.perf_schema.file_instances.remove_prefix",
                             dest="file_instances_remove_prefix", default=defaults.file_instances_remove_prefix,
                             metavar="PREFIX", help=f"cut from file_name labels (default {defaults.file_instances_remove_prefix})")

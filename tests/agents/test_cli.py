@@ -278,3 +278,24 @@ def test_a_mistyped_source_is_one_line_with_the_nearest_name_and_every_valid_one
     assert line.startswith(f"mysql-snmp {command[0]}: unknown source(s) proceslist (did you mean processlist?); "
                            "known: global_status, global_variables, innodb_status,")
     assert line.endswith(", host, process")
+
+
+@pytest.mark.parametrize("command", ["collect", "exporter", "agentx", "rules"])
+def test_the_examples_of_each_help_parse_with_the_commands_own_flags(capsys, command):
+    """Every ``mysql-snmp COMMAND ...`` line under ``examples:`` is a command line its parser accepts,
+    so a renamed flag cannot leave a stale example behind."""
+    import shlex
+
+    from mysql_snmp.agents.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = capsys.readouterr().out
+    after_usage = text[text.index("\n\n"):]  # the usage line names the command too
+    examples = [line[line.index(f"mysql-snmp {command}"):].split("#")[0].split("|")[0].split(">")[0]
+                for line in after_usage.splitlines() if f"mysql-snmp {command} " in line]
+    assert examples, text
+    for example in examples:
+        words = shlex.split(example.rstrip("\\").strip())[1:]
+        args, extras = build_parser().parse_known_args(words)
+        assert extras == [] and args.command == command, example
