@@ -377,9 +377,11 @@ class Collector:
         self._disabled[scraper.name] = _Disabled(error, exc.reason, time.monotonic() + delay,
                                                  self.connection.sessions)
         if denials == 1:
-            # Logged once per outage: the source is skipped (no statement sent) until its retry.
-            log.warning("%s: source %s disabled: %s (retried on reconnect and after %.0fs, backing off to %.0fs)",
-                        self.settings.target, scraper.name, error, delay, self.disabled_retry_max_seconds)
+            # Logged once per outage: the source is skipped (no statement sent) until its retry.  A table
+            # the server lacks (a plugin not loaded, for a collector on by default) is no fault to warn of.
+            log.log(logging.INFO if exc.reason == "unsupported" else logging.WARNING,
+                    "%s: source %s disabled: %s (retried on reconnect and after %.0fs, backing off to %.0fs)",
+                    self.settings.target, scraper.name, error, delay, self.disabled_retry_max_seconds)
         else:
             log.debug("%s: source %s still failing, next retry in %.0fs", self.settings.target, scraper.name, delay)
         return error
