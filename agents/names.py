@@ -9,7 +9,10 @@ from typing import Iterable
 
 def did_you_mean(word: str, known: Iterable[str], cutoff: float = 0.6) -> str:
     """`` (did you mean X?)`` for the closest of ``known``, or "" when none is close."""
-    close = difflib.get_close_matches(word, list(known), n=1, cutoff=cutoff)
+    known = list(known)
+    # A name cut short (min_rate for min_rate_bytes_per_hour) is further from it than difflib allows.
+    extended = [name for name in known if len(word) >= 3 and name.startswith(word)]
+    close = extended if len(extended) == 1 else difflib.get_close_matches(word, known, n=1, cutoff=cutoff)
     return f" (did you mean {close[0]}?)" if close else ""
 
 
