@@ -6,6 +6,7 @@ import argparse
 import importlib
 import logging
 import os
+import re
 import sys
 
 from mysql_snmp.agents.names import did_you_mean
@@ -41,8 +42,22 @@ def add_common_options(parser: argparse.ArgumentParser, *, default_level: str | 
                         help="logging verbosity (default: info); debug adds tracebacks")
 
 
+class CommandParser(argparse.ArgumentParser):
+    """argparse, with the nearest valid value named when a choice is mistyped (the subcommands'
+    parsers are of the same class)."""
+
+    INVALID_CHOICE = re.compile(r"invalid choice: '(?P<value>[^']*)' \(choose from (?P<choices>.*)\)$")
+
+    def error(self, message: str):
+        found = self.INVALID_CHOICE.search(message)
+        if found:
+            choices = re.findall(r"'([^']*)'", found["choices"])
+            message += did_you_mean(found["value"], choices)
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="mysql-snmp",
         description=(
             "Monitor MySQL, MariaDB and Percona Server: an AgentX subagent for Net-SNMP's snmpd "

@@ -299,3 +299,20 @@ def test_the_examples_of_each_help_parse_with_the_commands_own_flags(capsys, com
         words = shlex.split(example.rstrip("\\").strip())[1:]
         args, extras = build_parser().parse_known_args(words)
         assert extras == [] and args.command == command, example
+
+
+@pytest.mark.parametrize("argv, error", [
+    (["parse", "innodb-statu", "-"], "mysql-snmp parse: error: argument kind: invalid choice: 'innodb-statu' "
+     "(choose from 'innodb-status', 'global-status', 'replica-status') (did you mean innodb-status?)"),
+    (["collec"], "mysql-snmp: error: argument COMMAND: invalid choice: 'collec' (choose from 'demo', 'collect', "
+     "'parse', 'exporter', 'agentx', 'leak', 'generate', 'rules') (did you mean collect?)"),
+    (["exporter", "--log.format", "jsn"], "mysql-snmp exporter: error: argument --log.format: invalid choice: "
+     "'jsn' (choose from 'logfmt', 'json') (did you mean json?)"),
+    (["collect", "--host-metrics", "xyz"], "mysql-snmp collect: error: argument --host-metrics: invalid choice: "
+     "'xyz' (choose from 'auto', 'on', 'off')"),
+])
+def test_a_mistyped_choice_names_the_nearest_valid_one(capsys, argv, error):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == error
