@@ -6,8 +6,10 @@ import argparse
 import importlib
 import logging
 import os
+import re
 import sys
 
+from mysql_snmp.agents.names import did_you_mean
 from mysql_snmp.agents.version import installed_version
 
 # Command name -> its module.  Each module defines register(subparsers) and sets a handler
@@ -40,12 +42,26 @@ def add_common_options(parser: argparse.ArgumentParser, *, default_level: str | 
                         help="logging verbosity (default: info); debug adds tracebacks")
 
 
+class CommandParser(argparse.ArgumentParser):
+    """argparse, with the nearest valid value named when a choice is mistyped (the subcommands'
+    parsers are of the same class)."""
+
+    INVALID_CHOICE = re.compile(r"invalid choice: '(?P<value>[^']*)' \(choose from (?P<choices>.*)\)$")
+
+    def error(self, message: str):
+        found = self.INVALID_CHOICE.search(message)
+        if found:
+            choices = re.findall(r"'([^']*)'", found["choices"])
+            message += did_you_mean(found["value"], choices)
+        super().error(message)
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """Every command's parser, or with ``only`` that one command's.
 
     A long-running service imports only its own command's modules: the agentx command alone
     would bring asyncio into the exporter, the leak and generate commands their tooling."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="mysql-snmp",
         description=(
             "Monitor MySQL, MariaDB and Percona Server: an AgentX subagent for Net-SNMP's snmpd "
@@ -88,14 +104,11 @@ def unrecognized_message(parser: argparse.ArgumentParser, extras: list[str]) -> 
 
     argparse would report it against the top-level usage, which says nothing about the
     command's flags (the exporter has sixty: a typo'd --collect.X is easy)."""
-    import difflib  # only for this message: a running agent never needs it
-
     known = [option for action in parser._actions for option in action.option_strings]
     words = []
     for extra in extras:
         flag = extra.split("=", 1)[0]
-        close = difflib.get_close_matches(flag, known, n=1, cutoff=0.75) if flag.startswith("-") else []
-        words.append(f"{extra} (did you mean {close[0]}?)" if close else extra)
+        words.append(extra + (did_you_mean(flag, known, cutoff=0.75) if flag.startswith("-") else ""))
     return (f"{parser.prog}: unrecognized argument(s): {', '.join(words)}; "
             f"'{parser.prog} --help' lists the options")
 

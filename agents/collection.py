@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 from mysql_snmp.agents.catalog import Catalog, load_catalog
 from mysql_snmp.agents.connection import CONNECTION_ERRORS, ConnectionSettings, MySQLConnection, MySQLUnavailable, QueryError
 from mysql_snmp.agents.derived import apply_derivations
+from mysql_snmp.agents.names import unknown_names_message
 from mysql_snmp.agents.snapshot import Snapshot, SourceStatus
 from mysql_snmp.agents.sources import (
     SCRAPER_NAMES,
@@ -99,7 +100,7 @@ class Collector:
             names.add("heartbeat")
         unknown = names - set(SCRAPER_NAMES)
         if unknown:
-            raise ValueError(f"unknown source(s) {', '.join(sorted(unknown))}; known: {', '.join(SCRAPER_NAMES)}")
+            raise ValueError(unknown_names_message("source", sorted(unknown), SCRAPER_NAMES))
         classes = scraper_classes(names)
         if host_metrics == "off":
             names -= {name for name, cls in classes.items() if issubclass(cls, LocalScraper)}
@@ -377,9 +378,11 @@ class Collector:
         self._disabled[scraper.name] = _Disabled(error, exc.reason, time.monotonic() + delay,
                                                  self.connection.sessions)
         if denials == 1:
-            # Logged once per outage: the source is skipped (no statement sent) until its retry.
-            log.warning("%s: source %s disabled: %s (retried on reconnect and after %.0fs, backing off to %.0fs)",
-                        self.settings.target, scraper.name, error, delay, self.disabled_retry_max_seconds)
+            # Logged once per outage: the source is skipped (no statement sent) until its retry.  A table
+            # the server lacks (a plugin not loaded, for a collector on by default) is no fault to warn of.
+            log.log(logging.INFO if exc.reason == "unsupported" else logging.WARNING,
+                    "%s: source %s disabled: %s (retried on reconnect and after %.0fs, backing off to %.0fs)",
+                    self.settings.target, scraper.name, error, delay, self.disabled_retry_max_seconds)
         else:
             log.debug("%s: source %s still failing, next retry in %.0fs", self.settings.target, scraper.name, delay)
         return error

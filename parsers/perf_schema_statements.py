@@ -50,10 +50,7 @@ def events_statements_series(rows: Iterable[Mapping]) -> Series:
 
     With QUANTILE_95/99/999 (MySQL 8.0.28+) each digest also gets a latency summary.
     """
-    rows = folded_rows(rows)
-    for row in rows:
-        if row.get("schema_name") is None:
-            row["schema_name"] = "NONE"
+    rows = folded_rows(rows, null_as_none=("schema_name",))
     series = series_from_rows(rows, DIGEST_LABELS, DIGEST_FIELDS)
     for row in rows:
         summary = _latency(row)

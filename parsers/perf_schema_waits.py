@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.table_rows import PICOSECONDS, Field, Series, folded_rows, per_operation, series_from_rows
+from mysql_snmp.parsers.table_rows import (
+    NULL_LABEL,
+    PICOSECONDS,
+    Field,
+    Series,
+    folded_rows,
+    per_operation,
+    series_from_rows,
+)
 
 IO_OPERATIONS = ("fetch", "insert", "update", "delete")
 TABLE = {"schema": "object_schema", "name": "object_name"}
@@ -48,17 +56,14 @@ def index_io_waits_series(rows: Iterable[Mapping]) -> Series:
     """
     labels = {**TABLE, "index": "index_name"}
     series: Series = {}
-    rows = folded_rows(rows)
-    for row in rows:
-        if row.get("index_name") is None:
-            row["index_name"] = "NONE"
+    rows = folded_rows(rows, null_as_none=("index_name",))
     without_inserts = tuple(op for op in IO_OPERATIONS if op != "insert")
     indexed = (per_operation("perf_schema_index_io_waits", "COUNT_{}", without_inserts)
                + per_operation("perf_schema_index_io_waits_seconds", "SUM_TIMER_{}", without_inserts, PICOSECONDS))
     inserts = (per_operation("perf_schema_index_io_waits", "COUNT_{}", ("insert",))
                + per_operation("perf_schema_index_io_waits_seconds", "SUM_TIMER_{}", ("insert",), PICOSECONDS))
     series_from_rows(rows, labels, indexed, series)
-    no_index = [row for row in rows if row["index_name"] == "NONE"]
+    no_index = [row for row in rows if row["index_name"] == NULL_LABEL]
     return series_from_rows(no_index, labels, inserts, series)
 
 

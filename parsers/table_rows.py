@@ -52,10 +52,20 @@ def label_text(value: object, default: str = "") -> str:
     return default if text is None else text
 
 
-def folded_rows(rows: Iterable[Mapping]) -> list[dict]:
+# mysqld_exporter's label for a NULL it names (a statement outside any schema, rows read without an index).
+NULL_LABEL = "NONE"
+
+
+def folded_rows(rows: Iterable[Mapping], null_as_none: tuple[str, ...] = ()) -> list[dict]:
     """The rows with lowercased column names, for a parser that adjusts values before mapping them:
-    its own copies (plain dicts, folded again when mapped, whatever names it adds)."""
-    return [dict(row) if type(row) is FoldedRow else fold_row(row) for row in rows]
+    its own copies (plain dicts, folded again when mapped, whatever names it adds); a NULL in a
+    column of ``null_as_none`` becomes ``NONE``, as mysqld_exporter labels it."""
+    folded = [dict(row) if type(row) is FoldedRow else fold_row(row) for row in rows]
+    for row in folded:
+        for column in null_as_none:
+            if row.get(column) is None:
+                row[column] = NULL_LABEL
+    return folded
 
 
 def series_from_rows(rows: Iterable[Mapping], label_columns: Mapping[str, str], fields: Iterable[Field],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import logging
 import math
 import os
@@ -9,6 +10,22 @@ import signal
 import threading
 
 log = logging.getLogger(__name__)
+
+EPILOG = """\
+examples:
+  mysql-snmp exporter --config.my-cnf /etc/mysql-snmp/my.cnf --web.listen-address 127.0.0.1:9104
+  curl -s http://127.0.0.1:9104/metrics | grep '^mysql_up'
+  curl -s 'http://127.0.0.1:9104/metrics?collect[]=global_status&collect[]=slave_status'   # some collectors
+  curl -s 'http://127.0.0.1:9104/probe?target=db2:3306&auth_module=client.replicas'      # another server
+  mysql-snmp exporter --collect.info_schema.tables --no-collect.host --web.config.file /etc/mysql-snmp/web.yml
+
+The password comes from the option file or MYSQLD_EXPORTER_PASSWORD, never from a flag; /probe
+logs in only to the address its [client.NAME] section names (widen with
+--exporter.probe-allowed-targets).  A collect[] name that selects no collector is logged once and
+counted in mysql_exporter_collect_params_ignored_total.  A bad flag or value stops the start
+with one line naming it.  Exit status: 0 after SIGTERM/SIGINT, 1 when the address cannot be
+bound, 2 for a broken configuration.
+"""
 
 
 def register(subparsers) -> None:
@@ -21,10 +38,12 @@ def register(subparsers) -> None:
         usage=("%(prog)s [--web.listen-address [HOST]:PORT] [--config.my-cnf FILE] "
                "[--collect.NAME[=BOOL] | --no-collect.NAME] [FLAG ...]"),
         description=(
-            "Serve /metrics from the same collection code as the SNMP agent. Flags, metric names, "
-            "types and labels follow prometheus/mysqld_exporter, so its dashboards and alerts keep working; "
-            "mysql_innodb_*, mysql_host_*, mysql_process_* and mysql_leak_* come on top."
+            "Serve /metrics from the same collection code as the SNMP agent. Flags, metric names,\n"
+            "types and labels follow prometheus/mysqld_exporter, so its dashboards and alerts keep\n"
+            "working; mysql_innodb_*, mysql_host_*, mysql_process_* and mysql_leak_* come on top."
         ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_arguments(parser)
     parser.set_defaults(handler=run)

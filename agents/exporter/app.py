@@ -19,7 +19,8 @@ from prometheus_client.exposition import choose_encoder
 
 from mysql_snmp.agents.catalog import Catalog
 from mysql_snmp.agents.connection import ConfigError, ConnectionSettings
-from mysql_snmp.agents.exporter.collectors import COLLECTORS, ExporterCollector, select
+from mysql_snmp.agents.exporter.collect_params import CollectParams
+from mysql_snmp.agents.exporter.collectors import COLLECTORS, UNSUPPORTED_COLLECTORS, ExporterCollector, select
 from mysql_snmp.agents.exporter.encoding import encode
 from mysql_snmp.agents.exporter.exposition import self_families, server_families
 from mysql_snmp.agents.exporter.flags import ExporterConfig
@@ -50,6 +51,8 @@ class ExporterApp:
         self._default: Target | None = None
         self._probes: OrderedDict[tuple[str, str], Target] = OrderedDict()
         self.enabled = tuple(c for c in COLLECTORS if config.enabled.get(c.name, c.default))
+        self.collect_params = CollectParams((c.name for c in COLLECTORS), (c.name for c in self.enabled),
+                                            UNSUPPORTED_COLLECTORS)
 
     # ------------------------------------------------------------------ targets
 
@@ -158,6 +161,7 @@ class ExporterApp:
         return time.monotonic() + timeout
 
     def collectors_for(self, requested: list[str]) -> tuple[ExporterCollector, ...]:
+        self.collect_params.check(requested)
         return select(self.config.enabled, requested)
 
     def scrape(self, target: Target, requested: list[str], timeout_header: str | None,
@@ -170,6 +174,7 @@ class ExporterApp:
         if target is self._default:
             # The exporter's own process and build, on its telemetry path only (as upstream).
             head.extend(own_families())
+            head.extend(self.collect_params.families())
         record = outcome.record
         server = None
         if record is not None and record.snapshot.up:

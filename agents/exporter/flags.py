@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from mysql_snmp.agents.connection import PASSWORD_RULE
 from mysql_snmp.agents.exporter.collectors import COLLECTORS, UNSUPPORTED_COLLECTORS, UNSUPPORTED_OPTIONS, CompatOptions
 from mysql_snmp.agents.exporter.probe_access import ProbeAllowList
+from mysql_snmp.agents.server_regexp import regexp_problem
 from mysql_snmp.agents.sources.options import SourceOptions
 from mysql_snmp.agents.exporter.log_format import FORMATS, LEVELS
 from mysql_snmp.agents.exporter.connection_limit import DEFAULTS as LIMITS, ConnectionLimits
@@ -35,7 +36,7 @@ def add_bool_flag(parser: argparse.ArgumentParser, name: str, default: bool, hel
     dest = name.replace(".", "_").replace("-", "_")
     state = "on" if default else "off"
     if help_text != argparse.SUPPRESS:
-        help_text = f"{help_text} (default {state}; --no-{name} turns it off)"
+        help_text = f"{help_text} (default {state}" + (f"; --no-{name} turns it off)" if default else ")")
     parser.add_argument(f"--{name}", dest=dest, nargs="?", const=True, default=default, type=parse_bool,
                         metavar="BOOL", help=help_text)
     parser.add_argument(f"--no-{name}", dest=dest, action="store_false", help=argparse.SUPPRESS)
@@ -48,6 +49,25 @@ def probe_patterns(text: str) -> str:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def server_regexp(text: str) -> str:
+    """argparse type: a regular expression no server would accept stops the start, naming the flag."""
+    problem = regexp_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {problem}")
+    return text
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: a count or a number of seconds (a negative one would fail every scrape's SQL)."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is negative; give 0 or more")
+    return number
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -106,7 +126,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="user when the option file names none (default: the login name running the "
                             "exporter, as for the mysql client); the password comes from the file "
                             "or MYSQLD_EXPORTER_PASSWORD")
-    mysql.add_argument("--exporter.lock_wait_timeout", dest="lock_wait_timeout", type=int, default=2,
+    mysql.add_argument("--exporter.lock_wait_timeout", dest="lock_wait_timeout", type=non_negative_int, default=2,
                        metavar="SECONDS", help="session lock_wait_timeout, so a scrape never holds up DDL (default 2)")
     mysql.add_argument("--exporter.log_slow_filter", dest="log_slow_filter", nargs="?", const=True, default=False,
                        type=parse_bool, metavar="BOOL",
@@ -153,7 +173,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             metavar="TABLE", help="pt-heartbeat table (default heartbeat)")
     add_bool_flag(collectors, "collect.heartbeat.utc", False,
                   "compare heartbeat timestamps with UTC (pt-heartbeat --utc)")
-    collectors.add_argument("--collect.info_schema.processlist.min_time", dest="processlist_min_time", type=int,
+    collectors.add_argument("--collect.info_schema.processlist.min_time", dest="processlist_min_time",
+                            type=non_negative_int,
                             default=0, metavar="SECONDS",
                             help="count only threads in their state for at least this long (default 0)")
     add_bool_flag(collectors, "collect.info_schema.processlist.processes_by_user", True,
@@ -162,15 +183,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                   "number of processes by client host")
     defaults = SourceOptions()
     collectors.add_argument("--collect.perf_schema.eventsstatements.limit", dest="events_statements_limit",
-                            type=int, default=defaults.events_statements_limit, metavar="N",
+                            type=non_negative_int, default=defaults.events_statements_limit, metavar="N",
                             help="statement digests served, the ones with the most total time "
                                  f"(default {defaults.events_statements_limit})")
     collectors.add_argument("--collect.perf_schema.eventsstatements.timelimit", dest="events_statements_timelimit",
-                            type=int, default=defaults.events_statements_timelimit, metavar="SECONDS",
+                            type=non_negative_int, default=defaults.events_statements_timelimit, metavar="SECONDS",
                             help="only digests seen in this many last seconds "
                                  f"(default {defaults.events_statements_timelimit})")
     collectors.add_argument("--collect.perf_schema.eventsstatements.digest_text_limit",
-                            dest="events_statements_digest_text_limit", type=int,
+                            dest="events_statements_digest_text_limit", type=non_negative_int,
                             default=defaults.events_statements_digest_text_limit, metavar="CHARS",
                             help="digest_text label cut to this length "
                                  f"(default {defaults.events_statements_digest_text_limit})")
@@ -181,8 +202,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             default=defaults.tables_databases, metavar="LIST",
                             help="comma-separated schemas, or * for all but the system ones (default *)")
     collectors.add_argument("--collect.perf_schema.file_instances.filter", dest="file_instances_filter",
-                            default=defaults.file_instances_filter, metavar="REGEXP",
-                            help="only files whose name matches (default .*)")
+                            default=defaults.file_instances_filter, metavar="REGEXP", type=server_regexp,
+                            help="only files whose name matches this REGEXP, run by the server (default .*; "
+                                 "one no server accepts stops the start)")
     collectors.add_argument("--collect.perf_schema.file_instances.remove_prefix",
                             dest="file_instances_remove_prefix", default=defaults.file_instances_remove_prefix,
                             metavar="PREFIX", help=f"cut from file_name labels (default {defaults.file_instances_remove_prefix})")

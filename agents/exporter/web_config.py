@@ -30,6 +30,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mysql_snmp.agents.names import unknown_names_message
 from mysql_snmp.agents.textfile import UnusableFile, read_regular_text
 from mysql_snmp.agents.yaml_errors import describe_load_error
 
@@ -118,7 +119,7 @@ def parse_web_config(document: object, base_dir: Path) -> WebConfig:
         raise WebConfigError("not a YAML mapping")
     unknown = set(document) - _TOP_KEYS
     if unknown:
-        raise WebConfigError(f"unknown field(s) {', '.join(sorted(unknown))}")
+        raise WebConfigError(unknown_names_message("field", sorted(map(str, unknown)), sorted(_TOP_KEYS)))
 
     tls = None
     raw_tls = document.get("tls_server_config")
@@ -127,7 +128,8 @@ def parse_web_config(document: object, base_dir: Path) -> WebConfig:
             raise WebConfigError("tls_server_config must be a mapping")
         unknown = set(raw_tls) - _TLS_KEYS - _TLS_KEYS_IGNORED
         if unknown:
-            raise WebConfigError(f"tls_server_config: unknown field(s) {', '.join(sorted(unknown))}")
+            raise WebConfigError("tls_server_config: " + unknown_names_message(
+                "field", sorted(map(str, unknown)), sorted(_TLS_KEYS | _TLS_KEYS_IGNORED)))
         for key in sorted(set(raw_tls) & _TLS_KEYS_IGNORED):
             log.warning("web config: tls_server_config.%s is not supported here and is ignored", key)
         if not raw_tls.get("cert_file") or not raw_tls.get("key_file"):

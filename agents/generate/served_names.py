@@ -20,6 +20,7 @@ from mysql_snmp.agents.snapshot import Snapshot
 # The exporter's own self metrics, spelled as mysqld_exporter spells them (exposition.py).
 UP = "mysql_up"
 COLLECTOR_SUCCESS = "mysql_exporter_collector_success"
+SCRAPE_ERRORS = "mysql_exporter_scrape_errors_total"  # ours: by collector and reason
 
 
 

@@ -24,6 +24,7 @@ from mysql_snmp.agents.generate import served_names
 from mysql_snmp.agents.generate.alert_rules import HEADER, _expected
 from mysql_snmp.agents.generate.dashboard_boards import boards
 from mysql_snmp.agents.generate.served_names import replica_column
+from mysql_snmp.agents.names import did_you_mean
 
 RULES_PATH = "grafana/rules/mysql.rules.yml"
 TESTS_PATH = "grafana/rules/mysql.rules.test.yml"
@@ -57,7 +58,8 @@ def parse_overrides(pairs: list[str]) -> Thresholds:
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep or name not in fields:
-            raise ValueError(f"{pair!r}: expected NAME=VALUE with NAME one of {', '.join(fields)}")
+            raise ValueError(f"{pair!r}: expected NAME=VALUE with NAME one of {', '.join(fields)}"
+                             + (did_you_mean(name, fields) if sep else ""))
         problem = _threshold_problem(name, type(getattr(defaults, name)), text)
         if problem:
             raise ValueError(f"{pair!r}: {name} {problem}")
@@ -142,7 +144,7 @@ def _alerts(catalog: Catalog, t: Thresholds) -> list[Alert]:
         found = served_names.served(catalog, catalog_name)
         return found.selector()
 
-    up, success = served_names.UP, served_names.COLLECTOR_SUCCESS
+    up, success, errors = served_names.UP, served_names.COLLECTOR_SUCCESS, served_names.SCRAPE_ERRORS
     uptime = name("status_uptime")
     connected, max_conn = name("status_threads_connected"), name("variable_max_connections")
     aborted = name("status_aborted_connects")
@@ -220,12 +222,20 @@ def _alerts(catalog: Catalog, t: Thresholds) -> list[Alert]:
               "Deadlocks on {{ $labels.instance }} are rising",
               f"More than {t.deadlocks_per_minute} InnoDB deadlocks a minute.",
               *counter_cases(deadlocks, t.deadlocks_per_minute), target),
-        Alert("MySQLCollectorFailing", f"{success} == 0", t.collector_failing_for, "warning",
+        # A collector whose table this server lacks (query_response_time, on by default, without its
+        # plugin) has success 0 at every scrape, counted as reason "unsupported": not a failure.
+        Alert("MySQLCollectorFailing",
+              f'{success} == 0 unless on (instance, job, collector) '
+              f'increase({errors}{{reason="unsupported"}}[5m]) > 0', t.collector_failing_for, "warning",
               "Collector {{ $labels.collector }} fails on {{ $labels.instance }}",
               "A source of the exporter fails at every scrape; see mysql_exporter_scrape_errors_total "
-              "for the reason (privilege, timeout, ...).",
-              {f'{success}{{{TARGET}, collector="collect.heartbeat"}}': "0x10"},
-              {f'{success}{{{TARGET}, collector="collect.heartbeat"}}': "1x10"},
+              "for the reason (privilege, timeout, ...). A table the server does not have "
+              '(reason="unsupported") is not a failure.',
+              {f'{success}{{{TARGET}, collector="collect.heartbeat"}}': "0x10",
+               f'{errors}{{{TARGET}, collector="collect.heartbeat", reason="privilege"}}': "1+1x10"},
+              {f'{success}{{{TARGET}, collector="collect.info_schema.query_response_time"}}': "0x10",
+               f'{errors}{{{TARGET}, collector="collect.info_schema.query_response_time", '
+               'reason="unsupported"}': "1+1x10"},
               {**target, "collector": "collect.heartbeat"}),
     ]
 

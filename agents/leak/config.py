@@ -25,6 +25,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from mysql_snmp.agents.names import did_you_mean
+
 DEFAULT_STATE_FILE = "/var/lib/mysql-snmp/leak-state.json"
 
 MIB = 1024 * 1024
@@ -132,6 +134,13 @@ _SERIES_FIELDS = {f.name for f in dataclasses.fields(SeriesConfig)}
 _TOP_FIELDS = {f.name for f in dataclasses.fields(LeakConfig)} - {"series"}
 
 
+def _unknown_keys(unknown: set, known: set) -> str:
+    """``unknown keys ['windows'] (did you mean windows_seconds?); known: ...``: one line."""
+    keys = sorted(unknown, key=str)
+    hints = "".join(did_you_mean(str(key), known) for key in keys)
+    return f"unknown keys {keys}{hints}; known: {', '.join(sorted(known))}"
+
+
 def _builtin(name: Any) -> Mapping[str, Any]:
     return next((raw for raw in DEFAULT_SERIES if raw["name"] == name), {})
 
@@ -141,7 +150,7 @@ def _series(raw: Mapping[str, Any], defaults: Mapping[str, Any], where: str) -> 
     merged = {**_builtin(raw.get("name")), **defaults, **raw}
     unknown = set(merged) - _SERIES_FIELDS
     if unknown:
-        raise LeakConfigError(f"{where}: unknown keys {sorted(unknown)}")
+        raise LeakConfigError(f"{where}: {_unknown_keys(unknown, _SERIES_FIELDS)}")
     if not merged.get("name"):
         raise LeakConfigError(f"{where}: a series needs a name")
     labels = merged.get("labels") or {}
@@ -173,7 +182,7 @@ def load_leak_config(section: Mapping[str, Any] | None) -> LeakConfig:
     series_raw = section.pop("series", None)
     unknown = set(section) - _TOP_FIELDS
     if unknown:
-        raise LeakConfigError(f"leak: unknown keys {sorted(unknown)}")
+        raise LeakConfigError(f"leak: {_unknown_keys(unknown, _TOP_FIELDS | {'defaults', 'series'})}")
     top: dict[str, Any] = {}
     for key, value in section.items():
         if key == "state_file":

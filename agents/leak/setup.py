@@ -22,9 +22,16 @@ from pathlib import Path
 from typing import Any, Mapping
 
 
-from mysql_snmp.agents.leak.config import DEFAULT_STATE_FILE, LeakConfig, LeakConfigError, load_leak_config
+from mysql_snmp.agents.leak.config import (
+    DEFAULT_STATE_FILE,
+    LeakConfig,
+    LeakConfigError,
+    canonical_series_name,
+    load_leak_config,
+)
 from mysql_snmp.agents.leak.detector import LeakDetector
 from mysql_snmp.agents.leak.state_file import state_path_for_target
+from mysql_snmp.agents.names import did_you_mean
 from mysql_snmp.agents.yaml_errors import describe_load_error
 
 log = logging.getLogger(__name__)
@@ -101,12 +108,29 @@ def build_leak_detector(target: str, config_file: str | os.PathLike | None = Non
     section = read_leak_section(config_file)
     try:
         config = load_leak_config(section)
+        check_series_names(config)
     except LeakConfigError as exc:
         raise LeakConfigError(f"{config_file}: {exc}") from None
     path = state_path(section, config, target, state_file, agent)
     if path is not None and path == default_state_path(agent, target):
         adopt_shared_history(path, target)
     return LeakDetector(config, state_path=path)
+
+
+def check_series_names(config: LeakConfig) -> None:
+    """A watched, explaining or limit series must be a catalog value: a misspelt one would be
+    watched for ever without a single value, and say nothing."""
+    from mysql_snmp.agents.catalog import load_catalog
+
+    catalog = load_catalog()
+    for i, series in enumerate(config.series):
+        named = [("name", series.name), ("explained_by", series.explained_by)]
+        named += [("limit_series", name) for name in series.limit_series]
+        for field, name in named:
+            if name and canonical_series_name(name) not in catalog:
+                hint = did_you_mean(canonical_series_name(name), (m.name for m in catalog.metrics))
+                raise LeakConfigError(f"leak.series[{i}].{field}: {name} is not a catalog value{hint} "
+                                      "('mysql-snmp collect' prints them)")
 
 
 def describe_watched(detector: LeakDetector) -> str:

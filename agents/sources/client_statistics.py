@@ -1,17 +1,14 @@
 """information_schema.CLIENT_STATISTICS (userstat=1): activity per client host."""
 
 from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource, userstat_only
+from mysql_snmp.agents.sources.table_source import UserstatSource
 from mysql_snmp.parsers.userstat import client_statistics_series
 
 
-class ClientStatistics(TableSource):
+class ClientStatistics(UserstatSource):
     name = "client_statistics"
     description = "connections, time, bytes, rows and commands per client (information_schema.CLIENT_STATISTICS)"
-    grant = "PROCESS"
-
-    def unsupported_reason(self, server):
-        return userstat_only(server, "information_schema.CLIENT_STATISTICS")
+    table = "information_schema.CLIENT_STATISTICS"
 
     def statement(self, server):
         return "SELECT * FROM information_schema.CLIENT_STATISTICS"

@@ -1,17 +1,14 @@
 """information_schema.TABLE_STATISTICS (userstat=1) summed per schema."""
 
 from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource, userstat_only
+from mysql_snmp.agents.sources.table_source import UserstatSource
 from mysql_snmp.parsers.table_statistics import schema_statistics_series
 
 
-class SchemaStatistics(TableSource):
+class SchemaStatistics(UserstatSource):
     name = "schema_statistics"
     description = "rows read/changed per schema (information_schema.TABLE_STATISTICS summed, userstat=1)"
-    grant = "PROCESS"
-
-    def unsupported_reason(self, server):
-        return userstat_only(server, "information_schema.TABLE_STATISTICS")
+    table = "information_schema.TABLE_STATISTICS"
 
     def statement(self, server):
         return ("SELECT TABLE_SCHEMA, SUM(ROWS_READ) AS ROWS_READ, SUM(ROWS_CHANGED) AS ROWS_CHANGED,"

@@ -49,15 +49,20 @@ class TableSource(Scraper):
         return self.parse(conn.query(self.statement(server)).dicts(lowercase=True))
 
 
+class UserstatSource(TableSource):
+    """A table of the userstat patch, on MariaDB and Percona Server (filled with userstat=1)."""
+
+    grant = "PROCESS"
+    table = ""  # information_schema.NAME
+
+    def unsupported_reason(self, server):
+        if server.flavour == "mysql":
+            return f"{self.table} exists on MariaDB and Percona Server only (userstat=1)"
+        return None
+
+
 def mysql_only(server, what: str) -> str | None:
     """The reason a MySQL-only table (group replication, 8.0 applier columns) is absent here."""
     if server.flavour == "mariadb":
         return f"{what} exists on MySQL and Percona Server only"
-    return None
-
-
-def userstat_only(server, what: str) -> str | None:
-    """The reason a userstat table (Google's patch in MariaDB and Percona) is absent here."""
-    if server.flavour == "mysql":
-        return f"{what} exists on MariaDB and Percona Server only (userstat=1)"
     return None

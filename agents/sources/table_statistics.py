@@ -1,17 +1,14 @@
 """information_schema.TABLE_STATISTICS (userstat=1): rows read and changed per table."""
 
 from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource, userstat_only
+from mysql_snmp.agents.sources.table_source import UserstatSource
 from mysql_snmp.parsers.table_statistics import table_statistics_series
 
 
-class TableStatistics(TableSource):
+class TableStatistics(UserstatSource):
     name = "table_statistics"
     description = "rows read/changed per table (information_schema.TABLE_STATISTICS, userstat=1)"
-    grant = "PROCESS"
-
-    def unsupported_reason(self, server):
-        return userstat_only(server, "information_schema.TABLE_STATISTICS")
+    table = "information_schema.TABLE_STATISTICS"
 
     def statement(self, server):
         return ("SELECT TABLE_SCHEMA, TABLE_NAME, ROWS_READ, ROWS_CHANGED, ROWS_CHANGED_X_INDEXES"

@@ -1,17 +1,14 @@
 """information_schema.USER_STATISTICS (userstat=1): activity per user."""
 
 from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource, userstat_only
+from mysql_snmp.agents.sources.table_source import UserstatSource
 from mysql_snmp.parsers.userstat import user_statistics_series
 
 
-class UserStatistics(TableSource):
+class UserStatistics(UserstatSource):
     name = "user_statistics"
     description = "connections, time, bytes, rows and commands per user (information_schema.USER_STATISTICS)"
-    grant = "PROCESS"
-
-    def unsupported_reason(self, server):
-        return userstat_only(server, "information_schema.USER_STATISTICS")
+    table = "information_schema.USER_STATISTICS"
 
     def statement(self, server):
         return "SELECT * FROM information_schema.USER_STATISTICS"

@@ -268,3 +268,51 @@ def test_collect_without_an_option_file_says_none_was_read(capsys, tmp_path, mon
     (tmp_path / ".my.cnf").chmod(0o600)
     code, _, err = cli(capsys, "collect")
     assert code == 1 and "no option file was read" not in one_line(err)
+
+
+@pytest.mark.parametrize("command", [["collect"], ["agentx", "--agentx-socket", "/nonexistent/agentx"]])
+def test_a_mistyped_source_is_one_line_with_the_nearest_name_and_every_valid_one(capsys, command):
+    code, out, err = cli(capsys, *command, "--sources", "global_status,proceslist")
+    assert code == 2 and out == ""
+    line = one_line(err)
+    assert line.startswith(f"mysql-snmp {command[0]}: unknown source(s) proceslist (did you mean processlist?); "
+                           "known: global_status, global_variables, innodb_status,")
+    assert line.endswith(", host, process")
+
+
+@pytest.mark.parametrize("command", ["collect", "exporter", "agentx", "rules"])
+def test_the_examples_of_each_help_parse_with_the_commands_own_flags(capsys, command):
+    """Every ``mysql-snmp COMMAND ...`` line under ``examples:`` is a command line its parser accepts,
+    so a renamed flag cannot leave a stale example behind."""
+    import shlex
+
+    from mysql_snmp.agents.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = capsys.readouterr().out
+    after_usage = text[text.index("\n\n"):]  # the usage line names the command too
+    examples = [line[line.index(f"mysql-snmp {command}"):].split("#")[0].split("|")[0].split(">")[0]
+                for line in after_usage.splitlines() if f"mysql-snmp {command} " in line]
+    assert examples, text
+    for example in examples:
+        words = shlex.split(example.rstrip("\\").strip())[1:]
+        args, extras = build_parser().parse_known_args(words)
+        assert extras == [] and args.command == command, example
+
+
+@pytest.mark.parametrize("argv, error", [
+    (["parse", "innodb-statu", "-"], "mysql-snmp parse: error: argument kind: invalid choice: 'innodb-statu' "
+     "(choose from 'innodb-status', 'global-status', 'replica-status') (did you mean innodb-status?)"),
+    (["collec"], "mysql-snmp: error: argument COMMAND: invalid choice: 'collec' (choose from 'demo', 'collect', "
+     "'parse', 'exporter', 'agentx', 'leak', 'generate', 'rules') (did you mean collect?)"),
+    (["exporter", "--log.format", "jsn"], "mysql-snmp exporter: error: argument --log.format: invalid choice: "
+     "'jsn' (choose from 'logfmt', 'json') (did you mean json?)"),
+    (["collect", "--host-metrics", "xyz"], "mysql-snmp collect: error: argument --host-metrics: invalid choice: "
+     "'xyz' (choose from 'auto', 'on', 'off')"),
+])
+def test_a_mistyped_choice_names_the_nearest_valid_one(capsys, argv, error):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == error

@@ -223,8 +223,15 @@ def test_default_sources_leave_out_opt_in_ones():
     settings = ConnectionSettings(host="127.0.0.1")
     with_heartbeat = Collector(settings, catalog, heartbeat=HeartbeatOptions(), host_metrics="off")
     assert "heartbeat" in with_heartbeat.source_names and "host" not in with_heartbeat.source_names
-    with pytest.raises(ValueError, match="unknown source"):
+    with pytest.raises(ValueError, match="unknown source") as refused:
         Collector(settings, catalog, sources={"global_status", "nonsense"})
+    assert "known: global_status, global_variables," in str(refused.value)
+    with pytest.raises(ValueError) as typo:
+        Collector(settings, catalog, sources={"global_staus", "replicaton"})
+    message = str(typo.value)
+    assert message.startswith("unknown source(s) global_staus (did you mean global_status?), "
+                              "replicaton (did you mean replication?); known: ")
+    assert "\n" not in message
 
 
 def test_local_target_detection():

@@ -396,3 +396,17 @@ def test_every_replication_channel_is_reported(mariadb, mariadb_replica):
     assert snapshot.series["replica_source_port"] == {default: mariadb.port, second: dead_port}
     assert snapshot.series["replica_last_io_errno"][second] == 2003  # cannot connect
     assert [row["Connection_name"] for row in snapshot.raw["replica_status"]] == ["", "second"]
+
+
+def test_a_table_the_server_lacks_is_an_info_line_and_a_missing_grant_a_warning(mariadb, tmp_path, caplog):
+    """query_response_time is on by default in the exporter; a plain MariaDB has no such table."""
+    caplog.set_level(logging.INFO, logger="mysql_snmp.agents.collection")
+    user = create_monitoring_user(mariadb, tmp_path, GRANTS_WITHOUT_SLAVE_MONITOR)
+    with Collector(user.settings, sources={"global_status", "query_response_time", "replication"},
+                   host_metrics="off") as collector:
+        snapshot = collector.collect()
+    assert snapshot.up and snapshot.sources["query_response_time"].reason == "unsupported"
+    assert snapshot.sources["replication"].reason == "privilege"
+    levels = {record.getMessage().split(": ", 2)[1]: record.levelname for record in caplog.records
+              if " disabled: " in record.getMessage()}
+    assert levels == {"source query_response_time disabled": "INFO", "source replication disabled": "WARNING"}

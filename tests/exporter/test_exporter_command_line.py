@@ -109,3 +109,35 @@ def test_log_slow_filter_where_the_variable_exists():
     assert filtered == ["SET SESSION log_slow_filter = 'tmp_table_on_disk,filesort_on_disk'"]
     assert not [s for s in session_setup_statements(mysql, 5.0, 2, True) if "log_slow_filter" in s]
     assert not [s for s in session_setup_statements(mariadb, 5.0, 2, False) if "log_slow_filter" in s]
+
+
+# --------------------------------------------------------------------------- option values checked at start
+
+
+@pytest.mark.parametrize("flag, value, error", [
+    ("--collect.perf_schema.file_instances.filter", "(", "'(' is not a regular expression: "
+     "missing ), unterminated subpattern at position 0"),
+    ("--collect.perf_schema.file_instances.filter", "ib.*[", "'ib.*[' is not a regular expression: "
+     "unterminated character set at position 4"),
+    ("--collect.perf_schema.file_instances.filter", "*.ibd", "'*.ibd' is not a regular expression: "
+     "nothing to repeat at position 0"),
+    ("--collect.perf_schema.eventsstatements.limit", "-1", "'-1' is negative; give 0 or more"),
+    ("--collect.perf_schema.eventsstatements.timelimit", "1d", "'1d' is not a whole number"),
+    ("--collect.perf_schema.eventsstatements.digest_text_limit", "-120", "'-120' is negative; give 0 or more"),
+    ("--collect.info_schema.processlist.min_time", "-5", "'-5' is negative; give 0 or more"),
+    ("--exporter.lock_wait_timeout", "-2", "'-2' is negative; give 0 or more"),
+])
+def test_a_bad_option_value_stops_the_start_with_one_line_naming_the_flag(flag, value, error):
+    result = subprocess.run([sys.executable, "-m", "mysql_snmp.agents.cli", "exporter", f"{flag}={value}"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stdout == ""
+    usage, message = result.stderr.splitlines()
+    assert usage.startswith("usage: mysql-snmp exporter [--web.listen-address")
+    assert message == f"mysql-snmp exporter: error: argument {flag}: {error}"
+
+
+@pytest.mark.parametrize("pattern", [".*", r"^/var/lib/mysql/.*\.ibd$", r"\p{L}+", "(?<schema>[a-z]+)/", "a(?i)b",
+                                     "[[:alpha:]]"])
+def test_a_pattern_only_the_server_engine_knows_is_left_to_it(pattern):
+    assert parse(f"--collect.perf_schema.file_instances.filter={pattern}").source_options.file_instances_filter \
+        == pattern

@@ -75,3 +75,51 @@ def test_tls_handshake_failure_and_disconnect_are_one_line_each(mariadb, monitor
     assert len([r for r in lines if r.levelno >= logging.INFO]) == 1
     assert all(r.exc_info is None for r in lines)
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_collect_params_that_select_nothing_are_logged_once_and_counted(mariadb, monitoring_user, caplog):
+    caplog.set_level(logging.WARNING, logger="mysql_snmp.agents.exporter.collect_params")
+    with running_exporter(f"--config.my-cnf={monitoring_user.my_cnf}", "--no-collect.host") as exporter:
+        # A typo beside a real name: the real one alone is collected (upstream's filter).
+        narrowed = exporter.scrape("/metrics?collect[]=global_statuz&collect[]=global_variables")
+        # Only names that select nothing: every enabled collector, as current mysqld_exporter.
+        fallback = exporter.scrape("/metrics?collect[]=global_statuz&collect[]=info_schema.tables"
+                                   "&collect[]=engine_tokudb_status")
+        probe = exporter.scrape(f"/probe?target=127.0.0.1:{mariadb.port}&collect[]=global_statuz")
+        counted = exporter.scrape()
+    assert narrowed.has("mysql_global_variables_max_connections") and not narrowed.has("mysql_global_status_uptime")
+    assert fallback.has("mysql_global_variables_max_connections") and fallback.has("mysql_global_status_uptime")
+    assert not fallback.has("mysql_info_schema_table_rows")  # a disabled collector stays off
+    assert probe.has("mysql_global_status_uptime")
+    ignored = counted.samples["mysql_exporter_collect_params_ignored_total"]
+    assert ignored == {(("reason", "unknown"),): 3.0, (("reason", "disabled"),): 1.0,
+                       (("reason", "unsupported"),): 1.0}
+    warnings = [r.getMessage() for r in caplog.records if r.name.endswith(".collect_params")]
+    assert len(warnings) == 3, warnings  # one per name, however often it is asked for
+    assert warnings[0].startswith("collect[]='global_statuz': no such collector (did you mean global_status?); "
+                                  "ignored, as mysqld_exporter does")
+    assert warnings[1].startswith("collect[]='info_schema.tables': this collector is off "
+                                  "(turn it on with --collect.info_schema.tables)")
+    assert warnings[2].startswith("collect[]='engine_tokudb_status': a mysqld_exporter collector this exporter "
+                                  "does not implement")
+
+
+REFUSED_AT_START = ("(", "a)", "ib.*[", "*.ibd", "[z-a]", "a{3,2}")
+LEFT_TO_THE_SERVER = (".*", r"\p{L}+", "(?<schema>[a-z]+)/", "a(?i)b", r"\Qa.b\E", "[[:alpha:]]+")
+
+
+@pytest.mark.parametrize("pattern", REFUSED_AT_START + LEFT_TO_THE_SERVER)
+def test_the_start_time_regexp_check_agrees_with_the_server(mariadb, pattern):
+    """A pattern refused at start is one MariaDB's REGEXP (PCRE2) refuses too; one it takes is not refused."""
+    import pymysql
+
+    from mysql_snmp.agents.server_regexp import regexp_problem
+
+    try:
+        mariadb.execute(f"SELECT 'ibdata1' REGEXP '{pymysql.converters.escape_string(pattern)}'")
+        server_refuses = False
+    except pymysql.err.MySQLError as exc:
+        assert exc.args[0] == 1139, exc  # ER_REGEXP_ERROR
+        server_refuses = True
+    assert server_refuses == (pattern in REFUSED_AT_START)
+    assert (regexp_problem(pattern) is not None) == server_refuses

@@ -242,7 +242,10 @@ def test_web_config_tls_and_users(tmp_path):
     # The right prefix but no salt and checksum: every login would fail while the server looks fine.
     ({"basic_auth_users": {"u": "$2y$10$garbage"}}, "not a bcrypt hash"),
     ({"basic_auth_users": {"u": "$2b$99$" + "a" * 53}}, "not a bcrypt hash"),
-    ({"tls_config": {}}, "unknown field"),
+    ({"tls_config": {}}, r"^unknown field\(s\) tls_config \(did you mean tls_server_config\?\); known: "),
+    ({"basic_auth_user": {}}, r"^unknown field\(s\) basic_auth_user \(did you mean basic_auth_users\?\)"),
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "client_ca": "c"}},
+     r"^tls_server_config: unknown field\(s\) client_ca \(did you mean client_ca_file\?\)"),
     ({"tls_server_config": {"cert_file": "a", "key_file": "b", "min_version": "SSL3"}}, "min_version"),
     ({"tls_server_config": {"cert_file": "a", "key_file": "b", "client_auth_type": "RequireAndVerifyClientCert"}},
      "client_ca_file"),

@@ -88,6 +88,10 @@ def test_thresholds_change_the_rules_and_bad_ones_are_one_line(capsys):
     assert main(["rules", "--set", "history_list_length=lots"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "history_list_length takes a whole number" in err
+    assert main(["rules", "--set", "replication_lag_secs=60"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("mysql-snmp rules: 'replication_lag_secs=60': expected NAME=VALUE")
+    assert err.endswith(", collector_failing_for (did you mean replication_lag_seconds?)\n")
 
 
 @pytest.mark.parametrize("pair, problem", [

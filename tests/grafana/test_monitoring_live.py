@@ -248,6 +248,13 @@ def test_boards_and_rules_on_a_real_prometheus(mariadb, mariadb_replica, make_mo
                                                 f'{{instance="{targets[1]}"}}')["result"]
         assert len(lag) == 1 and 0 <= float(lag[0]["value"][1]) < 10, lag
         assert stopped_sql_alerts(base) == []
+        # query_response_time is on by default and these servers lack its plugin: success 0 at every
+        # scrape, yet no failing collector (else the alert would fire on every plain MariaDB).
+        lacking = api(base, "/api/v1/query", query=f'{served_names.COLLECTOR_SUCCESS}'
+                                                   f'{{collector="collect.info_schema.query_response_time"}} == 0')
+        assert len(lacking["result"]) == 2, lacking
+        (failing_rule,) = [rule for rule in rules if rule["name"] == "MySQLCollectorFailing"]
+        assert api(base, "/api/v1/query", query=failing_rule["query"])["result"] == []
 
         mariadb_replica.execute("STOP SLAVE SQL_THREAD")
         try:

@@ -106,3 +106,30 @@ def test_describe_watched_names_series_labels_explanation_and_history(tmp_path):
     assert describe_watched(detector) == (
         "innodb_mem_dictionary_bytes (explained by status_open_table_definitions), "
         f"perf_schema_memory_bytes{{event_name=memory/innodb/*}}; history: {tmp_path / 'state.json'}")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("leak:\n  series:\n    - name: innodb_mem_dictionary_byts\n",
+     "leak.series[0].name: innodb_mem_dictionary_byts is not a catalog value "
+     "(did you mean innodb_mem_dictionary_bytes?) ('mysql-snmp collect' prints them)"),
+    ("leak:\n  series:\n    - name: innodb_mem_dictionary_bytes\n    - name: process_resident_memory_bytes\n"
+     "      explained_by: status_open_tables_definitions\n",
+     "leak.series[1].explained_by: status_open_tables_definitions is not a catalog value "
+     "(did you mean status_open_table_definitions?)"),
+    ("leak:\n  windows: [3600]\n", "leak: unknown keys ['windows'] (did you mean windows_seconds?); known: "),
+    ("leak:\n  series:\n    - {name: process_resident_memory_bytes, min_rate: 1}\n",
+     "leak.series[0]: unknown keys ['min_rate'] (did you mean min_rate_bytes_per_hour?); known: "),
+])
+def test_a_misspelt_series_or_key_is_refused_with_the_nearest_name(tmp_path, text, message):
+    config = write(tmp_path / "leak.yml", text)
+    with pytest.raises(LeakConfigError) as raised:
+        build_leak_detector("db1", config, agent="exporter")
+    assert str(raised.value).startswith(f"{config}: {message}")
+    assert "\n" not in str(raised.value)
+
+
+def test_series_by_alias_or_with_labels_are_catalog_values(tmp_path):
+    config = write(tmp_path / "leak.yml", "leak:\n  series:\n    - name: process_rss_bytes\n"
+                   "    - name: perf_schema_memory_bytes\n      labels: {event_name: 'memory/sql/*'}\n")
+    detector = build_leak_detector("db1", config, tmp_path / "state.json", agent="exporter")
+    assert [s.name for s in detector.config.series] == ["process_rss_bytes", "perf_schema_memory_bytes"]
