@@ -20,7 +20,7 @@ from prometheus_client.exposition import choose_encoder
 from mysql_snmp.agents.catalog import Catalog
 from mysql_snmp.agents.connection import ConfigError, ConnectionSettings
 from mysql_snmp.agents.exporter.collect_params import CollectParams
-from mysql_snmp.agents.exporter.collectors import COLLECTORS, UNSUPPORTED_COLLECTORS, ExporterCollector, select
+from mysql_snmp.agents.exporter.collectors import COLLECTORS, ExporterCollector, select
 from mysql_snmp.agents.exporter.encoding import encode
 from mysql_snmp.agents.exporter.exposition import self_families, server_families
 from mysql_snmp.agents.exporter.flags import ExporterConfig
@@ -51,8 +51,7 @@ class ExporterApp:
         self._default: Target | None = None
         self._probes: OrderedDict[tuple[str, str], Target] = OrderedDict()
         self.enabled = tuple(c for c in COLLECTORS if config.enabled.get(c.name, c.default))
-        self.collect_params = CollectParams((c.name for c in COLLECTORS), (c.name for c in self.enabled),
-                                            UNSUPPORTED_COLLECTORS)
+        self.collect_params = CollectParams((c.name for c in COLLECTORS), (c.name for c in self.enabled))
 
     # ------------------------------------------------------------------ targets
 

@@ -21,16 +21,15 @@ log = logging.getLogger(__name__)
 
 # The names come from any HTTP client: past this many, new ones are counted but not logged.
 MAX_LOGGED_NAMES = 256
-REASONS = ("unknown", "disabled", "unsupported")
+REASONS = ("unknown", "disabled")
 
 
 class CollectParams:
     """Checks the ``collect[]`` names of every request against the exporter's collectors."""
 
-    def __init__(self, known: Iterable[str], enabled: Iterable[str], unsupported: Iterable[str]):
+    def __init__(self, known: Iterable[str], enabled: Iterable[str]):
         self._known = tuple(known)
         self._enabled = frozenset(enabled)
-        self._unsupported = frozenset(unsupported)
         self._lock = threading.Lock()
         self._logged: set[str] = set()
         self._ignored = dict.fromkeys(REASONS, 0)
@@ -39,8 +38,6 @@ class CollectParams:
         """Why ``name`` selects no collector, or None when it selects one."""
         if name in self._enabled:
             return None
-        if name in self._unsupported:
-            return "unsupported"
         return "disabled" if name in self._known else "unknown"
 
     def check(self, requested: Iterable[str]) -> None:
@@ -65,15 +62,13 @@ class CollectParams:
     def _explain(self, name: str, reason: str) -> str:
         if reason == "disabled":
             return f"this collector is off (turn it on with --collect.{name})"
-        if reason == "unsupported":
-            return "a mysqld_exporter collector this exporter does not implement"
         return "no such collector" + did_you_mean(name, self._known)
 
     def families(self) -> list[Metric]:
         family = CounterMetricFamily(
             "mysql_exporter_collect_params_ignored",
             "collect[] names that selected no collector, by reason (unknown: no such collector; disabled: "
-            "its --collect flag is off; unsupported: not implemented here).", labels=["reason"])
+            "its --collect flag is off).", labels=["reason"])
         with self._lock:
             for reason in REASONS:
                 family.add_metric([reason], self._ignored[reason])

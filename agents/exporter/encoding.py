@@ -30,7 +30,8 @@ _OPENMETRICS_EOF = b"# EOF\n"
 # The names Prometheus accepted before UTF-8 names, less the colon (OpenMetrics' underscores
 # escaping rewrites a colon in a sample name): these come out of either escaping unchanged.
 _LEGACY_METRIC_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
-_LEGACY_LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
+# Not "__"-reserved: allow-utf-8 escaping quotes a reserved label name, underscores escaping does not.
+_LEGACY_LABEL_NAME = re.compile(r"(?!__)[a-zA-Z_][a-zA-Z0-9_]*")
 
 
 # Marks the key of a family registered by reuse(): kept with its build, outside the generations.

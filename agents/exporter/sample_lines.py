@@ -6,7 +6,7 @@ CPU.  For a *plain* family both of its encoders in the escapings Prometheus asks
 (OpenMetrics 1.x and text 0.0.4; ``underscores`` or ``allow-utf-8``) write each sample as
 ``name{k="v",...} value`` with the label names sorted and the values escaped, and
 change no name: that is the case here.  A family is plain when its name, its sample
-names and its label names are all ``[a-zA-Z_][a-zA-Z0-9_]*`` (no colon: OpenMetrics'
+names and its label names are all ``[a-zA-Z_][a-zA-Z0-9_]*`` (label names not ``__``-reserved) (no colon: OpenMetrics'
 underscores escaping rewrites one in a sample name), and no sample has a timestamp, an
 exemplar, a native histogram or no value; in text 0.0.4 no sample is one of the
 OpenMetrics-only ``_created``/``_gsum``/``_gcount`` that the encoder moves to a gauge of
@@ -30,6 +30,8 @@ from prometheus_client.openmetrics import exposition as openmetrics
 from prometheus_client.utils import floatToGoString
 
 _PLAIN_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
+# A label name starting with "__" is reserved: prometheus_client quotes it in allow-utf-8.
+_PLAIN_LABEL = re.compile(r"(?!__)[a-zA-Z_][a-zA-Z0-9_]*")
 _PLAIN_ESCAPINGS = (openmetrics.UNDERSCORES, openmetrics.ALLOWUTF8)
 _OPENMETRICS_ONLY_SUFFIXES = ("_created", "_gsum", "_gcount")
 _OPENMETRICS_EOF = b"# EOF\n"
@@ -117,7 +119,7 @@ def plain_body(family: Metric, form: tuple[str, str]) -> bytes | None:
         pairs = []
         for label, value in sorted(labels.items()):
             if label not in plain_labels:
-                if not _PLAIN_NAME.fullmatch(label):
+                if not _PLAIN_LABEL.fullmatch(label):
                     return None
                 plain_labels.add(label)
             pairs.append(f'{label}="{_label_value(value)}"')

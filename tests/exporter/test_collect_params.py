@@ -6,12 +6,11 @@ import logging
 
 from mysql_snmp.agents.exporter import collect_params
 from mysql_snmp.agents.exporter.collect_params import CollectParams
-from mysql_snmp.agents.exporter.collectors import COLLECTORS, UNSUPPORTED_COLLECTORS
+from mysql_snmp.agents.exporter.collectors import COLLECTORS
 
 
 def checker() -> CollectParams:
-    return CollectParams((c.name for c in COLLECTORS), (c.name for c in COLLECTORS if c.default),
-                         UNSUPPORTED_COLLECTORS)
+    return CollectParams((c.name for c in COLLECTORS), (c.name for c in COLLECTORS if c.default))
 
 
 def counts(params: CollectParams) -> dict[str, float]:
@@ -23,15 +22,15 @@ def test_each_name_gets_its_reason():
     params = checker()
     assert params.reason("global_status") is None
     assert params.reason("info_schema.tables") == "disabled"
-    assert params.reason("engine_tokudb_status") == "unsupported"
+    assert params.reason("engine_tokudb_status") == "disabled"
     assert params.reason("global_statuz") == "unknown"
-    assert counts(params) == {"unknown": 0, "disabled": 0, "unsupported": 0}
+    assert counts(params) == {"unknown": 0, "disabled": 0}
 
 
 def test_a_name_repeated_in_one_request_counts_once():
     params = checker()
     params.check(["nope", "nope", "global_status"])
-    assert counts(params) == {"unknown": 1, "disabled": 0, "unsupported": 0}
+    assert counts(params) == {"unknown": 1, "disabled": 0}
 
 
 def test_names_from_clients_are_logged_up_to_a_bound_then_only_counted(caplog, monkeypatch):

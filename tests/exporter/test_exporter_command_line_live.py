@@ -92,16 +92,15 @@ def test_collect_params_that_select_nothing_are_logged_once_and_counted(mariadb,
     assert not fallback.has("mysql_info_schema_table_rows")  # a disabled collector stays off
     assert probe.has("mysql_global_status_uptime")
     ignored = counted.samples["mysql_exporter_collect_params_ignored_total"]
-    assert ignored == {(("reason", "unknown"),): 3.0, (("reason", "disabled"),): 1.0,
-                       (("reason", "unsupported"),): 1.0}
+    assert ignored == {(("reason", "unknown"),): 3.0, (("reason", "disabled"),): 2.0}
     warnings = [r.getMessage() for r in caplog.records if r.name.endswith(".collect_params")]
     assert len(warnings) == 3, warnings  # one per name, however often it is asked for
     assert warnings[0].startswith("collect[]='global_statuz': no such collector (did you mean global_status?); "
                                   "ignored, as mysqld_exporter does")
     assert warnings[1].startswith("collect[]='info_schema.tables': this collector is off "
                                   "(turn it on with --collect.info_schema.tables)")
-    assert warnings[2].startswith("collect[]='engine_tokudb_status': a mysqld_exporter collector this exporter "
-                                  "does not implement")
+    assert warnings[2].startswith("collect[]='engine_tokudb_status': this collector is off "
+                                  "(turn it on with --collect.engine_tokudb_status)")
 
 
 REFUSED_AT_START = ("(", "a)", "ib.*[", "*.ibd", "[z-a]", "a{3,2}")
