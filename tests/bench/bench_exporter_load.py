@@ -210,7 +210,7 @@ def main() -> int:
         if not options.no_peer and Path(GO_EXPORTER).exists():
             peer_user = create_monitoring_user(server, Path(tmp))
             port = free_loopback_port()
-            peer = subprocess.Popen(go_command(peer_user.my_cnf, port, defaults=True), stdout=subprocess.DEVNULL,
+            peer = subprocess.Popen(go_command(peer_user.my_cnf, port, "defaults"), stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL)
             try:
                 wait_listening(port, peer)

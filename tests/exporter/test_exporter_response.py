@@ -1,5 +1,5 @@
-"""A scrape's body in two parts: the per-request head and the server part shared by every request
-for the same collection, joined into one plain body or one gzip member."""
+"""A scrape's body in three parts: the collection head and the server part shared by every request
+for the same collection, and the request's own part, joined into one plain body or one gzip member."""
 
 from __future__ import annotations
 
@@ -16,10 +16,22 @@ from tests.exporter.exporter_harness import PROMETHEUS_ACCEPT
 OPENMETRICS = PROMETHEUS_ACCEPT
 
 
+def collection_head_families():
+    return [GaugeMetricFamily("mysql_up", "Whether the MySQL server is up.", value=1)]
+
+
+def request_families(scrapes: int):
+    return [CounterMetricFamily("mysql_exporter_scrapes_total", "Scrapes.", value=scrapes)]
+
+
 def head_families(scrapes: int):
-    up = GaugeMetricFamily("mysql_up", "Whether the MySQL server is up.", value=1)
-    total = CounterMetricFamily("mysql_exporter_scrapes_total", "Scrapes.", value=scrapes)
-    return [up, total]
+    return collection_head_families() + request_families(scrapes)
+
+
+def collection_head(record, accept):
+    heads = SharedBodies(ends_body=False)
+    content_type = encode([], accept)[1]
+    return heads.get(record, ("c",), content_type, lambda: encode(collection_head_families(), accept, final=False)[0])
 
 
 def server_families():
@@ -37,7 +49,7 @@ def test_the_two_parts_give_the_same_body_as_encoding_everything_at_once(accept,
     bodies = SharedBodies()
     content_type = encode([], accept)[1]
     server = bodies.get(record, ("c",), content_type, lambda: encode(server_families(), accept)[0])
-    body, got_type = scrape_body(head_families(3), server, accept, compressed)
+    body, got_type = scrape_body(collection_head(record, accept), request_families(3), server, accept, compressed)
     expected, expected_type = encode(head_families(3) + server_families(), accept)
     assert got_type == expected_type
     if compressed:
@@ -54,7 +66,7 @@ def test_the_two_parts_give_the_same_body_as_encoding_everything_at_once(accept,
 
 @pytest.mark.parametrize("compressed", [False, True])
 def test_without_a_server_part_the_head_is_the_whole_body(compressed):
-    body, _ = scrape_body(head_families(1), None, OPENMETRICS, compressed)
+    body, _ = scrape_body(collection_head(object(), OPENMETRICS), request_families(1), None, OPENMETRICS, compressed)
     expected, _ = encode(head_families(1), OPENMETRICS)
     assert (gzip.decompress(body) if compressed else body) == expected
 
@@ -78,6 +90,7 @@ def test_requests_for_one_collection_share_one_encoding_and_the_cache_is_bounded
         bodies.get(record, ("c",), "text/plain", build)
     assert len(bodies) == 3
     # Each scrape's own head still differs: the shared part does not freeze the counters.
-    one, _ = scrape_body(head_families(1), first, None, False)
-    two, _ = scrape_body(head_families(2), first, None, False)
+    head = collection_head(records[0], None)
+    one, _ = scrape_body(head, request_families(1), first, None, False)
+    two, _ = scrape_body(head, request_families(2), first, None, False)
     assert b"mysql_exporter_scrapes_total 1.0" in one and b"mysql_exporter_scrapes_total 2.0" in two
