@@ -4,7 +4,9 @@ for the same collection, and the request's own part, joined into one plain body 
 from __future__ import annotations
 
 import gzip
+import threading
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -94,3 +96,47 @@ def test_requests_for_one_collection_share_one_encoding_and_the_cache_is_bounded
     one, _ = scrape_body(head, request_families(1), first, None, False)
     two, _ = scrape_body(head, request_families(2), first, None, False)
     assert b"mysql_exporter_scrapes_total 1.0" in one and b"mysql_exporter_scrapes_total 2.0" in two
+
+
+def test_concurrent_requests_for_one_part_wait_for_one_build():
+    bodies = SharedBodies()
+    record = object()
+    started, release = threading.Event(), threading.Event()
+    builds = []
+
+    def build():
+        builds.append(1)
+        started.set()
+        release.wait(10)
+        return encode(server_families(), None)[0]
+
+    with ThreadPoolExecutor(8) as pool:
+        first = pool.submit(bodies.get, record, ("c",), "text/plain", build)
+        assert started.wait(10)
+        others = [pool.submit(bodies.get, record, ("c",), "text/plain", build) for _ in range(7)]
+        release.set()
+        parts = [first.result(10)] + [other.result(10) for other in others]
+    assert len(builds) == 1 and bodies.builds == 1
+    assert all(part is parts[0] for part in parts)
+
+
+def test_a_failed_build_fails_its_waiters_and_the_next_request_builds_again():
+    bodies = SharedBodies()
+    record = object()
+
+    def broken():
+        raise ValueError("a bug in an encoder")
+
+    with pytest.raises(ValueError):
+        bodies.get(record, ("c",), "text/plain", broken)
+    part = bodies.get(record, ("c",), "text/plain", lambda: b"x 1\n")
+    assert part.body == b"x 1\n" and bodies.builds == 2
+
+
+def test_a_part_is_deflated_once_and_ends_the_stream_only_when_it_ends_the_body():
+    last = SharedBodies().get(object(), ("c",), "text/plain", lambda: b"x 1\n")
+    head = SharedBodies(ends_body=False).get(object(), ("c",), "text/plain", lambda: b"y 2\n")
+    assert last.deflated() is last.deflated()
+    assert zlib.decompress(last.deflated(), -zlib.MAX_WBITS) == b"x 1\n"
+    stream = zlib.decompressobj(-zlib.MAX_WBITS)
+    assert stream.decompress(head.deflated()) == b"y 2\n" and not stream.eof
