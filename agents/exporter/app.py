@@ -186,5 +186,5 @@ class ExporterApp:
         if record is not None and record.snapshot.up:
             server = target.bodies.get(record, labels, content_type, lambda: encode(
                 server_families(outcome, self.catalog, self.config.compat, target.interner), accept,
-                target.interner)[0])
+                target.interner, final=False)[0])
         return scrape_body(head, request, server, accept, gzip)

@@ -2,23 +2,25 @@
 
 Scrapes that share a collection (single-flight, or --exporter.min-interval) expose the same
 MySQL values; only the scrape count, the data age and the exporter's process metrics differ
-from one request to the next.  So a scrape's body is three parts:
+from one request to the next.  So a scrape's body is three parts, in this order:
 
+- the *server part*: every MySQL family of the collection, encoded once per collection, set of
+  collectors and content type;
 - the *collection head*: mysql_up and the self metrics that change only when a collection ends
   or the error counters move (success, duration, errors, last success), encoded once per
   collection and counters version;
 - the *request part*: the scrape count, the data age and the process metrics, encoded for each
-  request (a few hundred bytes);
-- the *server part*: every MySQL family of the collection, encoded once per collection, set of
-  collectors and content type.
+  request (a few hundred bytes), last, so that it carries OpenMetrics' ``# EOF``.
 
-The shared parts are deflated once too, when a client takes gzip, and kept in the target's
-``SharedBodies`` (the last ``limit`` of each) for every request that wants the same.  With
-gzip the parts are raw deflate streams joined into one gzip member (each flushed to a byte
-boundary without ending the stream, the last one ending it; CRC and size of the whole): a
-standard single-member gzip body, of which each request compresses only its own part.  This is
-what keeps 50 concurrent scrapers close to one scraper's latency: they no longer encode and
-compress the same ~200 KB fifty times under one interpreter lock.
+The shared parts are kept in the target's ``SharedBodies`` (the last ``limit`` of each) for
+every request that wants the same, with their deflated form and CRC-32 once a client takes
+gzip.  The gzip body is the parts' raw deflate streams joined into one gzip member (the shared
+ones flushed to a byte boundary without ending the stream, the request's own ending it): a
+standard single-member gzip body, of which each request compresses only its own part.  The
+shared parts come first because a CRC-32 can be continued but not prefixed: the whole body's
+CRC is the cached CRC of the first part continued over the small rest.  This is what keeps 50
+concurrent scrapers close to one scraper's latency: they no longer encode, compress and
+checksum the same ~200 KB fifty times under one interpreter lock.
 """
 
 from __future__ import annotations
@@ -43,20 +45,20 @@ def _deflate(data: bytes, final: bool) -> bytes:
 
 @dataclass
 class EncodedPart:
-    """Families of one collection, encoded in one content type."""
+    """Families of one collection, encoded in one content type: never the end of a body."""
 
     owner: object  # the CollectionRecord: kept so its id() in the key cannot be reused meanwhile
     body: bytes
-    ends_body: bool = True  # deflated as the end of the gzip stream, or flushed for more to follow
-    _deflated: bytes | None = field(default=None, repr=False)
+    _gzip: tuple[bytes, int] | None = field(default=None, repr=False)
     _deflating: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def deflated(self) -> bytes:
+    def gzip_form(self) -> tuple[bytes, int]:
+        """(raw deflate flushed to a byte boundary, CRC-32 of the body)."""
         # Under a lock: fifty requests that want gzip at once compress the body once, not fifty times.
         with self._deflating:
-            if self._deflated is None:
-                self._deflated = _deflate(self.body, final=self.ends_body)
-        return self._deflated
+            if self._gzip is None:
+                self._gzip = (_deflate(self.body, final=False), zlib.crc32(self.body))
+        return self._gzip
 
 
 class SharedBodies:
@@ -67,9 +69,8 @@ class SharedBodies:
     at once take N times as long for each of them).
     """
 
-    def __init__(self, limit: int = 8, ends_body: bool = True):
+    def __init__(self, limit: int = 8):
         self.limit = limit
-        self.ends_body = ends_body
         self._parts: OrderedDict[tuple, EncodedPart] = OrderedDict()
         self._building: dict[tuple, Future] = {}
         self._lock = threading.Lock()
@@ -98,7 +99,7 @@ class SharedBodies:
             return pending.result()
         # Built outside the lock: requests for other collections are not held up meanwhile.
         try:
-            part = EncodedPart(record, build(), self.ends_body)
+            part = EncodedPart(record, build())
         except BaseException as exc:
             with self._lock:
                 del self._building[key]
@@ -116,19 +117,22 @@ class SharedBodies:
 
 def scrape_body(collection_head: EncodedPart, request_families: list, server: EncodedPart | None,
                 accept: str | None, gzip: bool) -> tuple[bytes, str]:
-    """(body, content type): the shared collection head, the request's own families encoded now,
-    then the shared server part."""
-    own, content_type = encode(request_families, accept, None, final=server is None)
-    parts = [collection_head.body, own] + ([server.body] if server is not None else [])
+    """(body, content type): the shared server part and collection head, then the request's own
+    families encoded now."""
+    shared = ([server] if server is not None else []) + [collection_head]
+    own, content_type = encode(request_families, accept, None, final=True)
     if not gzip:
-        return b"".join(parts), content_type
-    deflated = [collection_head.deflated(), _deflate(own, final=server is None)]
-    if server is not None:
-        deflated.append(server.deflated())
-    crc = 0
-    for part in parts:
-        crc = zlib.crc32(part, crc)
-    return _gzip_member(deflated, crc, sum(map(len, parts))), content_type
+        return b"".join([part.body for part in shared] + [own]), content_type
+    streams, crc, size = [], None, len(own)
+    for part in shared:
+        deflated, part_crc = part.gzip_form()
+        streams.append(deflated)
+        # The first part's cached CRC as is; the CRC continued over a later one (small: the head).
+        crc = part_crc if crc is None else zlib.crc32(part.body, crc)
+        size += len(part.body)
+    streams.append(_deflate(own, final=True))
+    crc = zlib.crc32(own, crc)
+    return _gzip_member(streams, crc, size), content_type
 
 
 def _gzip_member(deflate_parts: list[bytes], crc: int, size: int) -> bytes:

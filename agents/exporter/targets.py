@@ -120,7 +120,7 @@ class Target:
         # The encoded MySQL part of recent collections, shared by the requests that get them,
         # and the encoded self metrics that change only with the collection and the counters.
         self.bodies = SharedBodies()
-        self.heads = SharedBodies(ends_body=False)
+        self.heads = SharedBodies()
         self._not_local_logged = False
         self.last_used = clock()
 
