@@ -22,9 +22,9 @@ from mysql_snmp.agents.connection import ConfigError, ConnectionSettings
 from mysql_snmp.agents.exporter.collect_params import CollectParams
 from mysql_snmp.agents.exporter.collectors import COLLECTORS, ExporterCollector, select
 from mysql_snmp.agents.exporter.encoding import encode
-from mysql_snmp.agents.exporter.exposition import self_families, server_families
+from mysql_snmp.agents.exporter.exposition import collection_self_families, request_self_families, server_families
 from mysql_snmp.agents.exporter.flags import ExporterConfig
-from mysql_snmp.agents.exporter.own_metrics import own_families
+from mysql_snmp.agents.exporter.own_metrics import build_info, process_families
 from mysql_snmp.agents.exporter.response import scrape_body
 from mysql_snmp.agents.exporter.settings import default_settings, probe_settings, without_certificate_check
 from mysql_snmp.agents.exporter.targets import Target
@@ -169,16 +169,26 @@ class ExporterApp:
         request for the same collection (agents/exporter/response.py)."""
         collectors = self.collectors_for(requested)
         outcome = target.scrape(collectors, self.deadline(timeout_header))
-        head = self_families(outcome, target.counters_now(), self.catalog)
-        if target is self._default:
-            # The exporter's own process and build, on its telemetry path only (as upstream).
-            head.extend(own_families())
-            head.extend(self.collect_params.families())
+        counters = target.counters_now()
+        own_target = target is self._default  # the exporter's own process and build, as upstream
+        content_type = choose_encoder(accept or "")[1]
+        labels = tuple(c.label for c in collectors)
         record = outcome.record
+
+        def collection_head() -> bytes:
+            families = collection_self_families(outcome, counters)
+            if own_target:
+                families.append(build_info())
+            return encode(families, accept, None, final=False)[0]
+
+        head = target.heads.get(record, (labels, counters.version), content_type, collection_head)
+        request = request_self_families(counters, self.catalog)
+        if own_target:
+            request.extend(process_families())
+            request.extend(self.collect_params.families())
         server = None
         if record is not None and record.snapshot.up:
-            content_type = choose_encoder(accept or "")[1]
-            server = target.bodies.get(record, tuple(c.label for c in collectors), content_type, lambda: encode(
+            server = target.bodies.get(record, labels, content_type, lambda: encode(
                 server_families(outcome, self.catalog, self.config.compat, target.interner), accept,
-                target.interner)[0])
-        return scrape_body(head, server, accept, gzip)
+                target.interner, final=False)[0])
+        return scrape_body(head, request, server, accept, gzip)

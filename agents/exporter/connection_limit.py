@@ -83,23 +83,30 @@ class ConnectionSlots:
     def release(self) -> None:
         self._free.release()
 
+    # idle() and busy() run twice per request on every connection: one dict store or pop each,
+    # atomic under the interpreter lock, with no lock of our own.  A lock here made a convoy:
+    # its holder preempted by the interpreter's switch, fifty request threads queued behind it.
     def idle(self, key: int, sock: socket.socket) -> None:
-        with self._lock:
-            self._idle[key] = (self._clock(), sock)
+        self._idle[key] = (self._clock(), sock)
 
     def busy(self, key: int) -> None:
-        with self._lock:
-            self._idle.pop(key, None)
+        self._idle.pop(key, None)
 
     def _evict_longest_idle(self) -> bool:
-        with self._lock:
-            if not self._idle:
+        with self._lock:  # one eviction at a time
+            idle = self._idle.copy()
+            if not idle:
                 return False
-            key = min(self._idle, key=lambda k: self._idle[k][0])
-            since, sock = self._idle[key]
+            key = min(idle, key=lambda k: idle[k][0])
+            entry = idle[key]
+            since, sock = entry
             if self._clock() - since < MIN_IDLE_TO_EVICT:
                 return False
-            del self._idle[key]
+            taken = self._idle.pop(key, None)
+            if taken is not entry:  # busy (or idle again) since the copy: not this one
+                if taken is not None:
+                    self._idle.setdefault(key, taken)
+                return False
             self.evicted += 1
         try:
             # The blocked read returns end-of-file: the handler closes and frees its slot.

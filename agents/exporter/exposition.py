@@ -32,7 +32,8 @@ from mysql_snmp.agents.exporter.targets import (
 log = logging.getLogger(__name__)
 
 
-def _self_families(outcome: ScrapeOutcome, counters: TargetCounters, up: float) -> list[Metric]:
+def _collection_families(outcome: ScrapeOutcome, counters: TargetCounters, up: float) -> list[Metric]:
+    """The self metrics that change only with the collection and the error counters."""
     mysql_up = GaugeMetricFamily("mysql_up", "Whether the MySQL server is up.")
     mysql_up.add_metric([], up)
     success = GaugeMetricFamily("mysql_exporter_collector_success", "mysqld_exporter: Whether a collector succeeded.",
@@ -62,16 +63,20 @@ def _self_families(outcome: ScrapeOutcome, counters: TargetCounters, up: float) 
                                      labels=["collector"])
     for label, stamp in sorted(counters.last_success.items()):
         last_success.add_metric([label], stamp)
-    scrapes = CounterMetricFamily("mysql_exporter_scrapes_total", "Total number of times MySQL was scraped for metrics.")
-    scrapes.add_metric([], counters.scrapes)
     last_error = GaugeMetricFamily("mysql_exporter_last_scrape_error",
                                    "Whether the last scrape of metrics from MySQL resulted in an error "
                                    "(1 for error, 0 for success).")
     last_error.add_metric([], 1.0 if any_failed else 0.0)
-    families = [mysql_up, success, errors, last_success, scrapes, last_error]
+    families = [mysql_up, success, errors, last_success, last_error]
     if duration.samples:
         families.insert(2, duration)
     return families
+
+
+def _scrapes_family(counters: TargetCounters) -> Metric:
+    scrapes = CounterMetricFamily("mysql_exporter_scrapes_total", "Total number of times MySQL was scraped for metrics.")
+    scrapes.add_metric([], counters.scrapes)
+    return scrapes
 
 
 def _data_age_families(catalog: Catalog, counters: TargetCounters, taken: set[str]) -> list[Metric]:
@@ -93,24 +98,33 @@ def scrape_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: C
 
 
 def self_families(outcome: ScrapeOutcome, counters: TargetCounters, catalog: Catalog) -> list[Metric]:
-    """mysql_up, the exporter's own metrics and the data age: what differs from one request to the next.
+    """mysql_up, the exporter's own metrics and the data age: what differs from one request to the next."""
+    return collection_self_families(outcome, counters) + request_self_families(counters, catalog)
+
+
+def collection_self_families(outcome: ScrapeOutcome, counters: TargetCounters) -> list[Metric]:
+    """mysql_up and the self metrics that change only when a collection ends or fails: the same for
+    every request that gets the same collection while ``counters.version`` holds.
 
     A scrape whose deadline passed before any collection finished says mysql_up 0 too, even
     with the connection still open: a server that does not answer in time is not up.
     """
     record = outcome.record
     up = record is not None and record.snapshot.up
-    families = _self_families(outcome, counters, 1.0 if up else 0.0)
-    taken: set[str] = set()
-    for family in families:
-        taken.update(exposed_names(family))
-    families.extend(_data_age_families(catalog, counters, taken))
+    return _collection_families(outcome, counters, 1.0 if up else 0.0)
+
+
+def request_self_families(counters: TargetCounters, catalog: Catalog) -> list[Metric]:
+    """The self metrics each request has its own value of: the scrape count and the data age."""
+    families = [_scrapes_family(counters)]
+    families.extend(_data_age_families(catalog, counters, set(_SELF_NAMES)))
     return families
 
 
-# Every name _self_families exposes: the server's families never take them.
+# Every name the self metrics expose: the server's families never take them.
 _SELF_NAMES = frozenset(
-    name for family in _self_families(ScrapeOutcome((), None), TargetCounters(), 0.0)
+    name for family in [*_collection_families(ScrapeOutcome((), None), TargetCounters(), 0.0),
+                        _scrapes_family(TargetCounters())]
     for name in exposed_names(family)) | {"mysql_exporter_collector_duration_seconds"}
 
 

@@ -1,22 +1,28 @@
-"""The body of one scrape, with the part that does not change between requests built once.
+"""The body of one scrape, with the parts that do not change between requests built once.
 
 Scrapes that share a collection (single-flight, or --exporter.min-interval) expose the same
-MySQL values; only mysql_up and the exporter's own counters differ from one request to the
-next.  So a scrape's body is two parts:
+MySQL values; only the scrape count, the data age and the exporter's process metrics differ
+from one request to the next.  So a scrape's body is three parts, in this order:
 
-- the *head*: mysql_up and the self metrics, encoded for each request (a few hundred bytes);
-- the *server part*: every MySQL family of the collection, encoded (and deflated, when the
-  client takes gzip) once per collection, set of collectors and content type, and kept in the
-  target's ``SharedBodies`` for every request that wants the same.  Only the newest
-  collection's part is kept per set of collectors and content type: an older collection is
-  never served again once a newer one exists, and each part (~250 KB with its collection) kept
-  past that was memory for nothing.
+- the *server part*: every MySQL family of the collection, encoded once per collection, set of
+  collectors and content type;
+- the *collection head*: mysql_up and the self metrics that change only when a collection ends
+  or the error counters move (success, duration, errors, last success), encoded once per
+  collection and counters version;
+- the *request part*: the scrape count, the data age and the process metrics, encoded for each
+  request (a few hundred bytes), last, so that it carries OpenMetrics' ``# EOF``.
 
-With gzip, both parts are raw deflate streams joined into one gzip member (the head flushed to a
-byte boundary without ending the stream, the server part ending it; CRC and size of the whole):
-a standard single-member gzip body, of which each request compresses only its head.  This is what
-keeps 50 concurrent scrapers close to one scraper's latency: they no longer encode and compress
-the same ~200 KB fifty times under one interpreter lock.
+The shared parts are kept in the target's ``SharedBodies`` for every request that wants the
+same.  Only the newest collection's part is kept per set of collectors and content type: an
+older collection is never served again once a newer one exists, and each part (~250 KB with
+its collection) kept past that was memory for nothing.  Parts are kept with their deflated
+form and CRC-32 once a client takes gzip.  The gzip body is the parts' raw deflate streams joined into one gzip member (the shared
+ones flushed to a byte boundary without ending the stream, the request's own ending it): a
+standard single-member gzip body, of which each request compresses only its own part.  The
+shared parts come first because a CRC-32 can be continued but not prefixed: the whole body's
+CRC is the cached CRC of the first part continued over the small rest.  This is what keeps 50
+concurrent scrapers close to one scraper's latency: they no longer encode, compress and
+checksum the same ~200 KB fifty times under one interpreter lock.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import struct
 import threading
 import zlib
 from collections import OrderedDict
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from mysql_snmp.agents.exporter.encoding import encode
@@ -39,62 +46,99 @@ def _deflate(data: bytes, final: bool) -> bytes:
 
 
 @dataclass
-class ServerPart:
-    """One collection's MySQL families, encoded in one content type."""
+class EncodedPart:
+    """Families of one collection, encoded in one content type: never the end of a body."""
 
-    owner: object  # the CollectionRecord it was encoded from: a newer collection needs its own part
+    owner: object  # the CollectionRecord: kept so its id() in the key cannot be reused meanwhile
     body: bytes
-    _deflated: bytes | None = field(default=None, repr=False)
+    _gzip: tuple[bytes, int] | None = field(default=None, repr=False)
+    _deflating: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def deflated(self) -> bytes:
-        if self._deflated is None:  # two requests may both compute it: same bytes, no harm
-            self._deflated = _deflate(self.body, final=True)
-        return self._deflated
+    def gzip_form(self) -> tuple[bytes, int]:
+        """(raw deflate flushed to a byte boundary, CRC-32 of the body)."""
+        # Under a lock: fifty requests that want gzip at once compress the body once, not fifty times.
+        with self._deflating:
+            if self._gzip is None:
+                self._gzip = (_deflate(self.body, final=False), zlib.crc32(self.body))
+        return self._gzip
 
 
 class SharedBodies:
-    """The server part of the newest collection for each set of collectors and content type
-    (at most ``limit`` such pairs, the most recently used kept)."""
+    """The encoded part of the newest collection for each set of collectors and content type
+    (at most ``limit`` such pairs, the most recently used kept).
+
+    Single-flight: while one request builds a part, the others that want the same part wait
+    for it instead of encoding the same families again (under one interpreter lock, N builds
+    at once take N times as long for each of them).
+    """
 
     def __init__(self, limit: int = 8):
         self.limit = limit
-        self._parts: OrderedDict[tuple, ServerPart] = OrderedDict()
+        self._parts: OrderedDict[tuple, EncodedPart] = OrderedDict()
+        self._building: dict[tuple, Future] = {}
         self._lock = threading.Lock()
+        self.builds = 0  # parts built so far: what sharing saves shows in tests
 
     def __len__(self) -> int:
         return len(self._parts)
 
-    def get(self, record, collectors: tuple, content_type: str, build) -> ServerPart:
+    def get(self, record, collectors: tuple, content_type: str, build) -> EncodedPart:
         """The part for this collection, collectors and content type; ``build()`` gives its bytes."""
         key = (collectors, content_type)
+        # A part being built holds its record, so the id() in this key is still that record's.
+        building = (id(record), collectors, content_type)
         with self._lock:
             part = self._parts.get(key)
             if part is not None and part.owner is record:
                 self._parts.move_to_end(key)
                 return part
+            pending = self._building.get(building)
+            if pending is not None:
+                builder = False
+            else:
+                pending = self._building[building] = Future()
+                builder = True
+                self.builds += 1
+        if not builder:
+            return pending.result()
         # Built outside the lock: requests for other collections are not held up meanwhile.
-        part = ServerPart(record, build())
+        try:
+            part = EncodedPart(record, build())
+        except BaseException as exc:
+            with self._lock:
+                del self._building[building]
+            pending.set_exception(exc)  # the waiters fail as this request does (a bug: their 500)
+            raise
         with self._lock:
+            del self._building[building]
             # Replaces the previous collection's part: a request still sending it holds its own
             # reference, and one that comes late with an older collection builds its own.
             self._parts[key] = part
             self._parts.move_to_end(key)
             while len(self._parts) > self.limit:
                 self._parts.popitem(last=False)
+        pending.set_result(part)
         return part
 
 
-def scrape_body(head_families: list, server: ServerPart | None, accept: str | None,
-                gzip: bool) -> tuple[bytes, str]:
-    """(body, content type): the head encoded now, then the shared server part."""
-    head, content_type = encode(head_families, accept, None, final=server is None)
+def scrape_body(collection_head: EncodedPart, request_families: list, server: EncodedPart | None,
+                accept: str | None, gzip: bool) -> tuple[bytes, str]:
+    """(body, content type): the shared server part and collection head, then the request's own
+    families encoded now."""
+    shared = ([server] if server is not None else []) + [collection_head]
+    own, content_type = encode(request_families, accept, None, final=True)
     if not gzip:
-        return (head if server is None else head + server.body), content_type
-    if server is None:
-        return _gzip_member([_deflate(head, final=True)], zlib.crc32(head), len(head)), content_type
-    crc = zlib.crc32(server.body, zlib.crc32(head))
-    return _gzip_member([_deflate(head, final=False), server.deflated()], crc,
-                        len(head) + len(server.body)), content_type
+        return b"".join([part.body for part in shared] + [own]), content_type
+    streams, crc, size = [], None, len(own)
+    for part in shared:
+        deflated, part_crc = part.gzip_form()
+        streams.append(deflated)
+        # The first part's cached CRC as is; the CRC continued over a later one (small: the head).
+        crc = part_crc if crc is None else zlib.crc32(part.body, crc)
+        size += len(part.body)
+    streams.append(_deflate(own, final=True))
+    crc = zlib.crc32(own, crc)
+    return _gzip_member(streams, crc, size), content_type
 
 
 def _gzip_member(deflate_parts: list[bytes], crc: int, size: int) -> bytes:

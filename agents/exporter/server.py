@@ -19,6 +19,7 @@ import socket
 import ssl
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Sequence
 from urllib.parse import parse_qs, urlsplit
@@ -32,6 +33,7 @@ from mysql_snmp.agents.exporter.systemd_socket import PassedSocket, systemd_list
 from mysql_snmp.agents.exporter.targets import Target
 
 log = logging.getLogger(__name__)
+_date_header: tuple[int | None, str] = (None, "")  # (unix second, its Date header text), replaced whole
 
 
 def landing_page(telemetry_path: str) -> bytes:
@@ -72,7 +74,20 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
         return parsed
 
     def log_message(self, fmt, *args):
-        log.debug("%s %s", self.address_string(), fmt % args)
+        if log.isEnabledFor(logging.DEBUG):  # called for every request: format only when it is kept
+            log.debug("%s %s", self.address_string(), fmt % args)
+
+    def date_time_string(self, timestamp=None):
+        global _date_header
+        if timestamp is not None:
+            return super().date_time_string(timestamp)
+        # The Date header has a one-second resolution: format it once a second, not per request.
+        now = int(time.time())
+        second, text = _date_header
+        if second != now:
+            text = super().date_time_string(now)
+            _date_header = (now, text)
+        return text
 
     def _send(self, status: int, body: bytes, content_type: str = "text/plain; charset=utf-8",
               headers: dict[str, str] | None = None) -> None:

@@ -62,10 +62,13 @@ class TargetCounters:
     last_success: dict[str, float] = field(default_factory=dict)  # collector label -> unix time
     collections: int = 0
     last_up: float | None = None  # unix time of the last collection that reached the server
+    # Bumped whenever errors or last_success change: self metrics encoded for one version
+    # stay right for every request until the next.
+    version: int = 0
 
     def copy(self) -> "TargetCounters":
         return TargetCounters(self.scrapes, Counter(self.errors), dict(self.last_success), self.collections,
-                              self.last_up)
+                              self.last_up, self.version)
 
 
 def collector_statuses(collector: ExporterCollector, snapshot: Snapshot) -> list[SourceStatus]:
@@ -114,8 +117,10 @@ class Target:
         self.counters = TargetCounters()
         # Families and encoded bytes of values unchanged since the last scrape of this target.
         self.interner = FamilyInterner()
-        # The encoded MySQL part of recent collections, shared by the requests that get them.
+        # The encoded MySQL part of recent collections, shared by the requests that get them,
+        # and the encoded self metrics that change only with the collection and the counters.
         self.bodies = SharedBodies()
+        self.heads = SharedBodies()
         self._not_local_logged = False
         self.last_used = clock()
 
@@ -163,6 +168,7 @@ class Target:
                 record = future.result(timeout=max(0.0, deadline - self._clock()))
             except FutureTimeout:
                 with self._lock:
+                    self.counters.version += 1
                     for collector in collectors:
                         self.counters.errors[(collector.label, "deadline")] += 1
                 log.warning("%s: no collection finished before the scrape deadline", self.name)
@@ -222,6 +228,7 @@ class Target:
         snapshot = record.snapshot
         with self._lock:
             self.counters.collections += 1
+            self.counters.version += 1
             if snapshot.up:
                 self.counters.last_up = snapshot.timestamp
             for collector in record.collectors:

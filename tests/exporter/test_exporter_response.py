@@ -1,10 +1,12 @@
-"""A scrape's body in two parts: the per-request head and the server part shared by every request
-for the same collection, joined into one plain body or one gzip member."""
+"""A scrape's body in three parts: the collection head and the server part shared by every request
+for the same collection, and the request's own part, joined into one plain body or one gzip member."""
 
 from __future__ import annotations
 
 import gzip
+import threading
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -16,10 +18,22 @@ from tests.exporter.exporter_harness import PROMETHEUS_ACCEPT
 OPENMETRICS = PROMETHEUS_ACCEPT
 
 
+def collection_head_families():
+    return [GaugeMetricFamily("mysql_up", "Whether the MySQL server is up.", value=1)]
+
+
+def request_families(scrapes: int):
+    return [CounterMetricFamily("mysql_exporter_scrapes_total", "Scrapes.", value=scrapes)]
+
+
 def head_families(scrapes: int):
-    up = GaugeMetricFamily("mysql_up", "Whether the MySQL server is up.", value=1)
-    total = CounterMetricFamily("mysql_exporter_scrapes_total", "Scrapes.", value=scrapes)
-    return [up, total]
+    return collection_head_families() + request_families(scrapes)
+
+
+def collection_head(record, accept):
+    heads = SharedBodies()
+    content_type = encode([], accept)[1]
+    return heads.get(record, ("c",), content_type, lambda: encode(collection_head_families(), accept, final=False)[0])
 
 
 def server_families():
@@ -36,9 +50,9 @@ def test_the_two_parts_give_the_same_body_as_encoding_everything_at_once(accept,
     record = object()
     bodies = SharedBodies()
     content_type = encode([], accept)[1]
-    server = bodies.get(record, ("c",), content_type, lambda: encode(server_families(), accept)[0])
-    body, got_type = scrape_body(head_families(3), server, accept, compressed)
-    expected, expected_type = encode(head_families(3) + server_families(), accept)
+    server = bodies.get(record, ("c",), content_type, lambda: encode(server_families(), accept, final=False)[0])
+    body, got_type = scrape_body(collection_head(record, accept), request_families(3), server, accept, compressed)
+    expected, expected_type = encode(server_families() + head_families(3), accept)
     assert got_type == expected_type
     if compressed:
         assert body[:2] == b"\x1f\x8b"
@@ -54,7 +68,7 @@ def test_the_two_parts_give_the_same_body_as_encoding_everything_at_once(accept,
 
 @pytest.mark.parametrize("compressed", [False, True])
 def test_without_a_server_part_the_head_is_the_whole_body(compressed):
-    body, _ = scrape_body(head_families(1), None, OPENMETRICS, compressed)
+    body, _ = scrape_body(collection_head(object(), OPENMETRICS), request_families(1), None, OPENMETRICS, compressed)
     expected, _ = encode(head_families(1), OPENMETRICS)
     assert (gzip.decompress(body) if compressed else body) == expected
 
@@ -106,6 +120,51 @@ def test_a_newer_collection_replaces_the_older_ones_part():
 def test_each_scrape_has_its_own_head():
     first = SharedBodies().get(object(), ("c",), "text/plain", lambda: encode(server_families(), None)[0])
     # Each scrape's own head still differs: the shared part does not freeze the counters.
-    one, _ = scrape_body(head_families(1), first, None, False)
-    two, _ = scrape_body(head_families(2), first, None, False)
+    head = collection_head(records[0], None)
+    one, _ = scrape_body(head, request_families(1), first, None, False)
+    two, _ = scrape_body(head, request_families(2), first, None, False)
     assert b"mysql_exporter_scrapes_total 1.0" in one and b"mysql_exporter_scrapes_total 2.0" in two
+
+
+def test_concurrent_requests_for_one_part_wait_for_one_build():
+    bodies = SharedBodies()
+    record = object()
+    started, release = threading.Event(), threading.Event()
+    builds = []
+
+    def build():
+        builds.append(1)
+        started.set()
+        release.wait(10)
+        return encode(server_families(), None)[0]
+
+    with ThreadPoolExecutor(8) as pool:
+        first = pool.submit(bodies.get, record, ("c",), "text/plain", build)
+        assert started.wait(10)
+        others = [pool.submit(bodies.get, record, ("c",), "text/plain", build) for _ in range(7)]
+        release.set()
+        parts = [first.result(10)] + [other.result(10) for other in others]
+    assert len(builds) == 1 and bodies.builds == 1
+    assert all(part is parts[0] for part in parts)
+
+
+def test_a_failed_build_fails_its_waiters_and_the_next_request_builds_again():
+    bodies = SharedBodies()
+    record = object()
+
+    def broken():
+        raise ValueError("a bug in an encoder")
+
+    with pytest.raises(ValueError):
+        bodies.get(record, ("c",), "text/plain", broken)
+    part = bodies.get(record, ("c",), "text/plain", lambda: b"x 1\n")
+    assert part.body == b"x 1\n" and bodies.builds == 2
+
+
+def test_a_shared_part_is_deflated_and_checksummed_once_and_never_ends_the_stream():
+    part = SharedBodies().get(object(), ("c",), "text/plain", lambda: b"y 2\n")
+    assert part.gzip_form() is part.gzip_form()
+    deflated, crc = part.gzip_form()
+    assert crc == zlib.crc32(b"y 2\n")
+    stream = zlib.decompressobj(-zlib.MAX_WBITS)
+    assert stream.decompress(deflated) == b"y 2\n" and not stream.eof
