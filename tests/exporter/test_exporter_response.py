@@ -118,9 +118,10 @@ def test_a_newer_collection_replaces_the_older_ones_part():
 
 
 def test_each_scrape_has_its_own_head():
-    first = SharedBodies().get(object(), ("c",), "text/plain", lambda: encode(server_families(), None)[0])
+    record = object()
+    first = SharedBodies().get(record, ("c",), "text/plain", lambda: encode(server_families(), None)[0])
     # Each scrape's own head still differs: the shared part does not freeze the counters.
-    head = collection_head(records[0], None)
+    head = collection_head(record, None)
     one, _ = scrape_body(head, request_families(1), first, None, False)
     two, _ = scrape_body(head, request_families(2), first, None, False)
     assert b"mysql_exporter_scrapes_total 1.0" in one and b"mysql_exporter_scrapes_total 2.0" in two
