@@ -12,6 +12,9 @@ Three questions, each answered per trend window (15 min, 30 min, 2 h, 6 h by def
    clears it; a leak keeps setting new highs.  With less than ``mature_baseline_seconds``
    (a day) of history a daily cycle cannot be known yet, so nothing is confirmed: growth to
    a level not seen since the agent started is ``suspect`` at most.
+   After a restart a leak can grow for hours below the old high while the warm-up climbs;
+   there the growth the fitted warm-up curve does not predict is judged the same way, its
+   high-water mark being how far the series strayed from the curve since the restart.
 3. Why?  When the explanatory series (Open_table_definitions) grows with it and the bytes
    per added table are plausible, the reason is ``tables``; otherwise ``unexplained``.
    A flat table count explains nothing and confirms nothing on its own.
@@ -19,11 +22,15 @@ Three questions, each answered per trend window (15 min, 30 min, 2 h, 6 h by def
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
-from mysql_snmp.agents.leak.history import Baseline, SeriesHistory
-from mysql_snmp.agents.leak.trend import Trend, autocorrelation_factor, estimate_trend, mann_kendall_z, theil_sen_slope
+from mysql_snmp.agents.leak.history import Baseline, SeriesHistory, WindowPoints
+from mysql_snmp.agents.leak.trend import (
+    Trend, autocorrelation_factor, estimate_trend, mann_kendall_z, median, theil_sen_slope,
+)
+from mysql_snmp.agents.leak.warmup import WarmupCurve, find_restart, fit_warmup
 
 REASON_NONE = "none"
 REASON_TABLES = "tables"
@@ -104,6 +111,8 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
         return None
     verdicts = []
     baseline_high = None
+    confirming = None  # (index, points) of the longest window that confirms, for its rate
+    warmup = _Warmup(history, series, config, now)
     for seconds in config.windows_seconds:
         points = history.window(now, seconds, config.window_points)
         if points.coverage < config.min_coverage or len(points.times) < 5:
@@ -122,13 +131,102 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
             if above and baseline_high is None:
                 baseline_high = baseline.high
         reason = _reason(trend, points.times, points.values, points.aux, series, config) if growing else REASON_NONE
-        rate = trend.slope_per_second
         if above:
-            rate = _rate_above(points.times, points.values, baseline.typical, series, config) or rate
-        verdicts.append(WindowVerdict(seconds, trend, growing, new_high, above, reason, rate))
+            confirming = (len(verdicts), points)
+        verdicts.append(WindowVerdict(seconds, trend, growing, new_high, above, reason, trend.slope_per_second))
+        beyond = None if above else warmup.judge(seconds, points, baseline, margin)
+        if beyond is not None:
+            verdict, expected = beyond
+            verdicts.append(verdict)
+            if baseline_high is None:
+                # leaking ends when the level falls back to what the warm-up explains
+                baseline_high = expected
     if not verdicts:
         return None
+    if confirming is not None:
+        # the reported rate is the longest confirming window's (Assessment.evidence): that of
+        # its points since the onset, worked out for that window alone
+        index, points = confirming
+        rate = _rate_since_onset(points.times, points.values, series, config)
+        if rate is not None:
+            verdicts[index] = dataclasses.replace(verdicts[index], rate_per_second=rate)
     return Assessment(now, level, tuple(verdicts), baseline_high)
+
+
+class _Warmup:
+    """Growth beyond the warm-up curve since a restart (agents/leak/warmup.py), judged per
+    trend window: the curve is fitted to the points from the restart to the window's start
+    and extrapolated over the window.  The restart and its points are looked up once per
+    assessment, and only if some window asks."""
+
+    def __init__(self, history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now: float):
+        self.history, self.series, self.config, self.now = history, series, config, now
+        self._overview: WindowPoints | None = None
+        self._restart: int | None = None
+
+    def _since_restart(self) -> tuple[WindowPoints, int] | None:
+        if self._overview is None:
+            # the bins kept, in points of a few minutes: enough to see a drop and fit a curve
+            self._overview = self.history.window(self.now, 2 * self.config.longest_window,
+                                                 4 * self.config.window_points)
+            # a restart empties the cache: far more than the smallest growth worth a look
+            self._restart = find_restart(self._overview.values, self.config.restart_drop_share,
+                                         10 * self.series.min_growth_bytes)
+        if self._restart is None:
+            return None
+        return self._overview, self._restart
+
+    def judge(self, seconds: float, points: WindowPoints, baseline: Baseline | None,
+              margin: float) -> tuple[WindowVerdict, float] | None:
+        """(the verdict, the level the curve expects now) when the window's growth beyond the
+        curve is a leak; None otherwise or when there is no warm-up to judge."""
+        config, series = self.config, self.series
+        # the day-one rule holds here too: without a day of history nothing is confirmed
+        if baseline is None or not _mature(baseline, config, seconds):
+            return None
+        found = self._since_restart()
+        if found is None:
+            return None
+        overview, restart = found
+        start, fit_end = overview.times[restart], self.now - seconds
+        # extrapolating over the window needs a curve fitted over several times its length
+        if fit_end - start < max(3 * seconds, config.min_baseline_seconds):
+            return None
+        fitted = [i for i in range(restart, len(overview.times)) if overview.times[i] <= fit_end]
+        since = WindowPoints([overview.times[i] for i in fitted], [overview.values[i] for i in fitted],
+                             [overview.aux[i] for i in fitted] if overview.aux is not None else None, 1.0)
+        curve = fit_warmup(since.times, since.values, since.aux, start, series.max_bytes_per_unit)
+        if curve is None:
+            return None
+        excess = _beyond_curve(curve, points)
+        # what the series' wander already did around the curve since the restart: a leak must
+        # rise above that, as above a high-water mark
+        high = max(0.0, *(_beyond_curve(curve, since) or [0.0]))
+        before = self.history.window(fit_end, seconds, config.window_points)
+        noise = _beyond_curve(curve, before)
+        if excess is None or noise is None or len(points.times) < 5 or len(before.times) < 5:
+            return None
+        trend = estimate_trend(points.times, excess, config.step_factor, series.resolution_bytes,
+                               correct_above=config.significance_z,
+                               autocorrelation=lambda: autocorrelation_factor(before.times, noise, 0.0))
+        # the curve's own misfit since the restart counts as noise too: a warm-up the curve
+        # does not describe well must not pass for a leak
+        margin = max(margin, config.noise_margin_factor * curve.misfit)
+        now_above = median(excess[-3:])
+        if not (trend.z >= config.significance_z and trend.rate_per_hour >= series.min_rate_bytes_per_hour
+                and trend.growth >= margin and now_above - high >= margin):
+            return None
+        verdict = WindowVerdict(seconds, trend, True, True, True, REASON_UNEXPLAINED, trend.slope_per_second)
+        return verdict, points.values[-1] - now_above
+
+
+def _beyond_curve(curve: WarmupCurve, points: WindowPoints) -> list[float] | None:
+    """The points' values minus what the curve expects; None when the curve needs the
+    table count and the points lack it."""
+    if curve.per_unit and points.aux is None:
+        return None
+    aux = points.aux if curve.per_unit else [None] * len(points.times)
+    return [v - curve.predict(t, a) for t, v, a in zip(points.times, points.values, aux)]
 
 
 def prior_autocorrelation(history: SeriesHistory, series: SeriesConfig, config: LeakConfig,
@@ -154,19 +252,33 @@ def _mature(baseline: Baseline, config: LeakConfig, window: float) -> bool:
     return baseline.span_seconds >= max(window, config.min_baseline_seconds, config.mature_baseline_seconds)
 
 
-def _rate_above(times: list[float], values: list[float], high: float, series: SeriesConfig,
-                config: LeakConfig) -> float | None:
-    """Slope of the window's last points above ``high`` (since it last touched it).
+def _rate_since_onset(times: list[float], values: list[float], series: SeriesConfig,
+                      config: LeakConfig) -> float | None:
+    """Theil-Sen slope of the window's points since the growth began.
 
-    Called with the baseline's typical level, not its high-water mark: on a wandering
-    series the points above the high are those of an upward excursion, whose slope
-    overstates the leak's; the last time at the usual level is close to the onset."""
-    start = len(values)
-    while start > 0 and values[start - 1] > high:
-        start -= 1
+    The slope of a whole window that still holds the flat past before a fresh leak
+    understates the leak; the onset is the knee of the hinge (flat, then a straight line)
+    that fits the window best."""
+    start = _onset(times, values)
     if len(values) - start < 5:
         return None
     return estimate_trend(times[start:], values[start:], config.step_factor, series.resolution_bytes).slope_per_second
+
+
+def _onset(times: list[float], values: list[float]) -> int:
+    """Index of the knee of the least-squares hinge a + c * max(0, t - knee)."""
+    n = len(times)
+    mean_v = sum(values) / n
+    best, best_sse = 0, float("inf")
+    for k in range(n - 1):
+        x = [max(0.0, t - times[k]) for t in times]
+        mean_x = sum(x) / n
+        sxx = sum((xi - mean_x) ** 2 for xi in x)
+        sxy = sum((xi - mean_x) * (v - mean_v) for xi, v in zip(x, values))
+        sse = sum((v - mean_v) ** 2 for v in values) - sxy * sxy / sxx
+        if sse < best_sse:
+            best, best_sse = k, sse
+    return best
 
 
 def _reason(

@@ -99,6 +99,9 @@ class LeakConfig:
     confirm_evaluations: int = 3
     suspect_clear_seconds: float = 900.0
     leaking_clear_seconds: float = 1800.0
+    # A fall to below (1 - this) of the level within two minutes is a restart: the climb after
+    # it is judged against the fitted warm-up curve (agents/leak/warmup.py).
+    restart_drop_share: float = 0.5
     # A gap longer than this in a series' samples restarts its trend windows.
     max_gap_seconds: float = 3600.0
     max_series: int = 32
@@ -196,6 +199,8 @@ def load_leak_config(section: Mapping[str, Any] | None) -> LeakConfig:
             top[key] = int(_positive(value, f"leak.{key}"))
         else:
             top[key] = _positive(value, f"leak.{key}")
+    if top.get("restart_drop_share", 0.5) >= 1:
+        raise LeakConfigError("leak.restart_drop_share: a share of the level, below 1")
     if top.get("window_points", 30) < 5:
         raise LeakConfigError("leak.window_points: at least 5 points per window")
     entries = DEFAULT_SERIES if series_raw is None else series_raw

@@ -46,7 +46,6 @@ class Baseline:
     # How far the series wanders on its own: the larger of the robust spread (1.4826 x MAD)
     # of the bucket means around that trend and the typical half-range inside a bucket.
     noise: float = 0.0
-    typical: float = 0.0  # median of the bucket means: where the series usually is
 
 
 @dataclass(frozen=True)
@@ -236,8 +235,7 @@ class SeriesHistory:
         # the trend's own climb across a bucket is not noise
         climb = abs(slope) * self.bucket_seconds
         inside = median([max(0.0, b.high - b.low - climb) / 2 for b in buckets])
-        typical = median([b.mean for b in buckets])
-        return Baseline(span, high, max(spread, inside), typical)
+        return Baseline(span, high, max(spread, inside))
 
     # -- persistence -------------------------------------------------------------------
 

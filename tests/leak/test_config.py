@@ -51,6 +51,7 @@ def test_overrides_and_defaults_block():
     ({"significance_z": "high"}, "leak.significance_z: expected a number"),
     ({"windows_seconds": []}, "needs at least one window"),
     ({"window_points": 3}, "at least 5 points"),
+    ({"restart_drop_share": 1}, "leak.restart_drop_share: a share of the level, below 1"),
     ({"series": {"name": "x"}}, "leak.series: must be a list"),
 ])
 def test_bad_config_names_the_key(section, message):

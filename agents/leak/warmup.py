@@ -1,0 +1,153 @@
+"""Warm-ups after a restart: the curve a refilling cache follows, and growth beyond it.
+
+After a restart a memory series drops and climbs back towards its old level, each minute by
+a share of what is still missing: an exponential approach, always slowing down.  The trend
+windows see that climb as growth, but it stays below the pre-restart high, so it is never
+confirmed.  A leak that starts during the climb stays below that high too, for hours.
+
+This module fits the approach (level, depth and time constant, plus bytes per table when
+the table count is sampled) to the points since the drop, leaving out the last window, and
+extrapolates it over that window.  Growth the curve does not predict -- the climb no longer
+slowing down, or a steady rise after the plateau -- is left over in the residuals; it is a
+leak when it keeps rising, significantly, above what the series' noise and the fit's own
+misfit allow.  Bytes per table are bounded to what tables can plausibly cost, so a flat or
+wandering table count cannot soak up (or fake) the growth.
+
+Pure math on time-ordered points; no I/O.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+# Time constants tried, in seconds: 5 min to 12 h, log-spaced (a warm-up of a few minutes
+# to one that takes a working day to refill a buffer pool).
+TAUS = tuple(300.0 * (144.0 ** (i / 23)) for i in range(24))
+
+
+def find_restart(values: Sequence[float], drop_share: float, min_drop: float) -> int | None:
+    """Index of the lowest point right after the last sudden drop to below ``1 - drop_share``
+    of the level before it, by at least ``min_drop`` (a restart), or None.
+
+    Sudden: within two points.  A daily cycle's evening decline is spread over hours, so it
+    never qualifies; a FLUSH TABLES or a gap's small shift does not drop far enough; and
+    ``min_drop`` keeps the wander of a series near zero (an AHI at night) from looking like one."""
+    for i in range(len(values) - 1, 0, -1):
+        before = max(values[max(0, i - 2):i])
+        if before > 0 and values[i] < (1.0 - drop_share) * before and before - values[i] >= min_drop:
+            end = min(len(values), i + 3)
+            return min(range(i, end), key=lambda k: values[k])
+    return None
+
+
+@dataclass(frozen=True)
+class WarmupCurve:
+    start: float  # time of the drop's lowest point
+    tau: float
+    level: float  # the level the climb approaches (without tables)
+    depth: float  # how far below it the climb started
+    per_unit: float  # bytes per explanatory unit (table); 0 without one
+    misfit: float  # root mean square of the fit's residuals
+
+    def predict(self, t: float, aux: float | None = None) -> float:
+        value = self.level - self.depth * math.exp(-(t - self.start) / self.tau)
+        return value + (self.per_unit * aux if aux is not None else 0.0)
+
+
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float] | None:
+    """Gaussian elimination with partial pivoting; None when singular."""
+    n = len(vector)
+    rows = [row[:] + [v] for row, v in zip(matrix, vector)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
+        if abs(rows[pivot][col]) < 1e-12 * max(1.0, max(abs(x) for row in rows for x in row[:n])):
+            return None
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(col + 1, n):
+            factor = rows[r][col] / rows[col][col]
+            for c in range(col, n + 1):
+                rows[r][c] -= factor * rows[col][c]
+    solution = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        solution[r] = (rows[r][n] - sum(rows[r][c] * solution[c] for c in range(r + 1, n))) / rows[r][r]
+    return solution
+
+
+def _least_squares(columns: list[list[float]], target: list[float]) -> tuple[list[float], float] | None:
+    """Coefficients and sum of squared residuals of target ~ columns."""
+    k = len(columns)
+    matrix = [[sum(a * b for a, b in zip(columns[i], columns[j])) for j in range(k)] for i in range(k)]
+    vector = [sum(a * b for a, b in zip(columns[i], target)) for i in range(k)]
+    coefficients = _solve(matrix, vector)
+    if coefficients is None:
+        return None
+    residuals = [y - sum(c * col[i] for c, col in zip(coefficients, columns)) for i, y in enumerate(target)]
+    return coefficients, sum(r * r for r in residuals)
+
+
+def fit_warmup(times: Sequence[float], values: Sequence[float], aux: Sequence[float] | None,
+               start: float, max_per_unit: float) -> WarmupCurve | None:
+    """See _fit_warmup.  The points since a restart change only when a new point closes
+    (every few minutes) while the detector asks every minute, for each window: memoised."""
+    return _fit_warmup(tuple(times), tuple(values), None if aux is None else tuple(aux), start, max_per_unit)
+
+
+@functools.lru_cache(maxsize=256)
+def _fit_warmup(times: tuple[float, ...], values: tuple[float, ...], aux: tuple[float, ...] | None,
+                start: float, max_per_unit: float) -> WarmupCurve | None:
+    """The approach curve that fits the points best (least squares): the time constant from
+    a coarse grid, then refined between the grid's neighbours of the best one (a few per cent
+    off in the time constant is megabytes off in the extrapolation of a large cache); bytes
+    per unit are kept within [0, max_per_unit]."""
+    if len(times) < 8:
+        return None
+
+    def fit(tau: float) -> tuple[float, WarmupCurve] | None:
+        decay = [math.exp(-(t - start) / tau) for t in times]
+        fitted = _fit_one(decay, values, aux, max_per_unit)
+        if fitted is None:
+            return None
+        (level, minus_depth, per_unit), sse = fitted
+        return sse, WarmupCurve(start, tau, level, -minus_depth, per_unit, math.sqrt(sse / len(times)))
+
+    grid = [(i, fit(tau)) for i, tau in enumerate(TAUS)]
+    grid = [(i, found) for i, found in grid if found is not None]
+    if not grid:
+        return None
+    i, best = min(grid, key=lambda item: item[1][0])
+    low, high = math.log(TAUS[max(0, i - 1)]), math.log(TAUS[min(len(TAUS) - 1, i + 1)])
+    golden = (math.sqrt(5.0) - 1.0) / 2.0
+    for _ in range(12):  # golden-section search on log(tau): the span shrinks to 0.3 %
+        a, b = high - golden * (high - low), low + golden * (high - low)
+        fa, fb = fit(math.exp(a)), fit(math.exp(b))
+        for found in (fa, fb):
+            if found is not None and found[0] < best[0]:
+                best = found
+        if fa is not None and (fb is None or fa[0] < fb[0]):
+            high = b
+        else:
+            low = a
+    return best[1]
+
+
+def _fit_one(decay: list[float], values: Sequence[float], aux: Sequence[float] | None,
+             max_per_unit: float) -> tuple[tuple[float, float, float], float] | None:
+    ones = [1.0] * len(decay)
+    if aux is not None and max(aux) > min(aux):
+        solved = _least_squares([ones, decay, list(aux)], list(values))
+        if solved is not None and 0.0 <= solved[0][2] <= max_per_unit:
+            (level, b, per_unit), sse = solved
+            return (level, b, per_unit), sse
+        # outside the plausible range: fix bytes per unit at the nearest bound
+        per_unit = 0.0 if solved is None or solved[0][2] < 0 else max_per_unit
+    else:
+        per_unit = 0.0
+    target = [v - per_unit * a for v, a in zip(values, aux)] if aux is not None and per_unit else list(values)
+    solved = _least_squares([ones, decay], target)
+    if solved is None:
+        return None
+    (level, b), sse = solved
+    return (level, b, per_unit), sse

@@ -1,0 +1,66 @@
+"""The warm-up curve after a restart (agents/leak/warmup.py): finding the restart, fitting the
+climb, and the residual a leak leaves on top of it."""
+
+import math
+import random
+
+import pytest
+
+from mysql_snmp.agents.leak.warmup import find_restart, fit_warmup
+
+MB = 1_000_000
+
+
+def climb(times, start, level, depth, tau):
+    return [level - depth * math.exp(-(t - start) / tau) for t in times]
+
+
+@pytest.mark.parametrize("share", [0.7, 0.95])
+def test_a_sudden_drop_is_a_restart_and_the_climb_starts_at_its_lowest_point(share):
+    values = [100.0] * 20 + [100 * (1 - share) + 5, 100 * (1 - share)] + [100 * (1 - share) + i for i in range(1, 20)]
+    assert find_restart(values, 0.5, 10) == 21
+
+
+def test_a_slow_decline_a_small_drop_or_no_drop_is_no_restart():
+    evening = [100 * (0.5 + 0.5 * math.cos(math.pi * i / 120)) + 1 for i in range(121)]  # 100 -> 1 over two hours
+    assert find_restart(evening, 0.5, 10) is None
+    assert find_restart([100.0] * 10 + [70.0] * 10, 0.5, 10) is None  # a FLUSH TABLES-sized drop
+    assert find_restart([100.0 + i for i in range(30)], 0.5, 10) is None
+    assert find_restart([3.0] * 10 + [1.0] * 10, 0.5, 10) is None  # wander near zero
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("tau", [1800.0, 3600.0, 4 * 3600.0])
+def test_the_fitted_curve_extrapolates_a_noisy_climb(seed, tau):
+    rng = random.Random(seed)
+    times = [360.0 * i for i in range(int(2.5 * tau / 360))]  # fitted until 2.5 time constants
+    values = [v + rng.gauss(0, 20_000) for v in climb(times, 0.0, 200 * MB, 140 * MB, tau)]
+    curve = fit_warmup(times, values, None, 0.0, 16384)
+    assert curve.tau == pytest.approx(tau, rel=0.05)
+    assert curve.misfit < 40_000
+    later = times[-1] + 1800
+    truth = climb([later], 0.0, 200 * MB, 140 * MB, tau)[0]
+    assert abs(curve.predict(later) - truth) < 200_000  # 0.1 % of the level, 30 min ahead
+
+
+def test_bytes_per_table_stay_plausible_however_the_table_count_moves():
+    rng = random.Random(3)
+    times = [360.0 * i for i in range(40)]
+    tables = [390 * (1 - math.exp(-t / 3600)) + rng.uniform(-10, 10) for t in times]
+    # the curve and the table count rise together: a free fit could give any bytes per table
+    values = [v + 2248 * n for v, n in zip(climb(times, 0.0, 100 * MB, 70 * MB, 3600.0), tables)]
+    curve = fit_warmup(times, values, tables, 0.0, 16384)
+    assert 0 <= curve.per_unit <= 16384
+    flat = fit_warmup(times, values, [390.0] * len(times), 0.0, 16384)  # a flat count explains nothing
+    assert flat.per_unit == 0
+
+
+def test_a_leak_on_top_of_the_climb_is_left_in_the_residuals():
+    tau, rate = 3600.0, 5.8 * MB / 3600
+    times = [60.0 * i for i in range(4 * 60)]
+    onset = 2 * 3600.0
+    values = [v + max(0.0, t - onset) * rate for t, v in zip(times, climb(times, 0.0, 300 * MB, 210 * MB, tau))]
+    fitted = [i for i, t in enumerate(times) if t <= onset]
+    curve = fit_warmup([times[i] for i in fitted], [values[i] for i in fitted], None, 0.0, 16384)
+    residual = values[-1] - curve.predict(times[-1])
+    assert residual == pytest.approx(rate * (times[-1] - onset), rel=0.1)
