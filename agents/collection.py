@@ -20,11 +20,17 @@ What a snapshot promises:
   retry time: ``disabled_retry_seconds`` after the first failure, doubling up to
   ``disabled_retry_max_seconds``, and at once whenever the connection is reopened.
   A retry runs on a fresh session (the server applies new global grants to new
-  sessions only), and a source that works again says so in the log.
+  sessions only), and a source that works again says so in the log;
+- while a source is denied for a missing grant, each collection first reads ``SHOW GRANTS``
+  (the current user's, one cheap statement) and, when they differ from those read at the
+  denial, retries every denied source at once on a new session: a GRANT is picked up at the
+  next collection however long the denial lasted, and the back-off above is only the fallback
+  for grant changes ``SHOW GRANTS`` does not show (a role's privileges on MySQL 8).
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
@@ -124,6 +130,11 @@ class Collector:
         self._denials: dict[str, int] = {}
         # Sources whose last run failed, and why: a failure is logged when it starts or changes.
         self._failing: dict[str, str] = {}
+        # What SHOW GRANTS said after the last privilege denial (a digest: its text holds the
+        # password hash), None while no source is denied for a grant; a source denied in the
+        # collection in progress.
+        self._grants_at_denial: str | None = None
+        self._denied_now = False
         # Sources of the collection in progress whose statement the server left unanswered.
         self._unanswered_sources: dict[str, str] = {}
         self._mapping_plans: dict[tuple, MappingPlan] = {}
@@ -200,10 +211,15 @@ class Collector:
             self.connection.close()
         try:
             server = self.connection.ensure_connected()
+            if self._grants_changed_since_denial():
+                # Every source disabled on the old session is retried on the new one (_skipped).
+                self.connection.close()
+                server = self.connection.ensure_connected()
         except QueryError as exc:
             return self._down(snapshot, selected, str(exc), exc.reason)
         snapshot.server = server
         self._unanswered_sources.clear()
+        self._denied_now = False
         results: dict[str, SourceResult] = {}
         context: dict[str, object] = {}
         batch_ends = 0  # selected[:batch_ends] have been pipelined (or needed no batch)
@@ -243,6 +259,7 @@ class Collector:
                 index += 1
         finally:
             self.connection.discard_pipelined()
+        self._remember_grants_at_denial()
         unanswered = self._unanswered(snapshot)
         if unanswered is not None:
             log.warning("%s: the server answered nothing in this collection: %s", self.settings.target, unanswered)
@@ -259,6 +276,38 @@ class Collector:
         apply_derivations(self.catalog, snapshot, results)
         snapshot.up = True
         return snapshot
+
+    def _grants_digest(self) -> str | None:
+        """A digest of the current user's SHOW GRANTS, None when they cannot be read."""
+        try:
+            rows = self.connection.query("SHOW GRANTS").rows
+        except QueryError as exc:
+            log.debug("%s: SHOW GRANTS failed: %s", self.settings.target, exc)
+            return None
+        return hashlib.sha256(repr(sorted(map(repr, rows))).encode()).hexdigest()
+
+    def _waiting_for_grant(self) -> list[str]:
+        """Sources denied for a grant that this session would skip without a statement."""
+        now = time.monotonic()
+        return [name for name, d in self._disabled.items() if d.reason == "privilege"
+                and d.session == self.connection.sessions and now < d.retry_at]
+
+    def _grants_changed_since_denial(self) -> bool:
+        waiting = self._waiting_for_grant()
+        if not waiting or self._grants_at_denial is None:
+            return False
+        current = self._grants_digest()
+        if current is None or current == self._grants_at_denial:
+            return False
+        log.info("%s: the monitoring user's grants changed; retrying %s now", self.settings.target,
+                 ", ".join(waiting))
+        return True
+
+    def _remember_grants_at_denial(self) -> None:
+        if not any(d.reason == "privilege" for d in self._disabled.values()):
+            self._grants_at_denial = None
+        elif self._denied_now and self.connection.connected:
+            self._grants_at_denial = self._grants_digest()
 
     def _unanswered(self, snapshot: Snapshot) -> str | None:
         """Why the server is not up although connected: a statement of this collection got no
@@ -373,6 +422,7 @@ class Collector:
             error += f" -- grant {scraper.privilege_hint(server, exc.statement or '')} to the monitoring user"
         denials = self._denials.get(scraper.name, 0) + 1
         self._denials[scraper.name] = denials
+        self._denied_now = self._denied_now or exc.reason == "privilege"
         self._failing[scraper.name] = exc.reason
         delay = min(self.disabled_retry_max_seconds, self.disabled_retry_seconds * 2 ** (denials - 1))
         self._disabled[scraper.name] = _Disabled(error, exc.reason, time.monotonic() + delay,

@@ -6,10 +6,11 @@ the new view, never a half-built one.  A collection that raises, or whose view c
 built, becomes a "down" snapshot: MySQL's objects vanish (noSuchInstance), the agent's status
 objects say why.
 
-A collection still running after ``stale_after`` seconds (the server took longer than its own
-statement limit to answer, e.g. a frozen mysqld) does not leave the old values on show: a
-"stale" view replaces them at once, with myAgentMysqlUp 0 and the data age still growing from
-the last collection that reached the server.
+The values on show are withdrawn as soon as they are older than ``interval + stale_grace`` while
+the collection in flight has not answered (a frozen mysqld, whether the thread waits on a connect,
+a statement or its answer): a "stale" view replaces them, with myAgentMysqlUp 0 and the data age
+still growing from the last collection that reached the server.  The grace is the longest a
+healthy collection may take; the bound does not depend on any MySQL timeout.
 """
 
 from __future__ import annotations
@@ -50,17 +51,19 @@ class ViewRefresher:
 
     def __init__(self, collect: Callable[[], Snapshot], layout: TreeLayout, interval: float, target: str,
                  hooks: list[SnapshotHook] | None = None,
-                 published: list[SnapshotHook] | None = None, stale_after: float | None = None) -> None:
+                 published: list[SnapshotHook] | None = None, stale_grace: float | None = None) -> None:
         self.collect = collect
         self.layout = layout
         self.interval = interval
         self.target = target
         self.hooks: list[SnapshotHook] = list(hooks or ())
         self.published: list[SnapshotHook] = list(published or ())
-        self.stale_after = stale_after
+        self.stale_grace = stale_grace
         self.snapshot = down_snapshot(target, "no collection yet")
         # When the served values were read from the server (start-up until the first one).
         self.data_timestamp = self.snapshot.timestamp
+        # time.monotonic() past which the values on show are too old to serve (None: none on show).
+        self._fresh_until: float | None = None
         self.view: MibView = build_view(layout, self.snapshot)
 
     def current_view(self) -> MibView:
@@ -84,29 +87,37 @@ class ViewRefresher:
         snapshot, view = await asyncio.to_thread(self._collect_and_build)
         if snapshot.up:
             self.data_timestamp = snapshot.timestamp
-        elif snapshot.data_timestamp is None:
-            snapshot.data_timestamp = self.data_timestamp
+            # On the monotonic clock, so a wall-clock step cannot stretch or cut the deadline.
+            read_at = time.monotonic() - max(0.0, time.time() - snapshot.timestamp)
+            self._fresh_until = None if self.stale_grace is None else read_at + self.interval + self.stale_grace
+        else:
+            self._fresh_until = None
+            if snapshot.data_timestamp is None:
+                snapshot.data_timestamp = self.data_timestamp
         self.snapshot, self.view = snapshot, view
         if self.published:
             # In a thread: a callback may wait on the event loop (AgentX Notify).
             await asyncio.to_thread(run_callbacks, self.published, snapshot)
         return snapshot
 
-    def serve_stale(self, running_seconds: float) -> None:
-        """The collection in progress is overdue: withdraw the old values until it ends."""
-        error = (f"collection from {self.target} still running after {running_seconds:.1f}s: "
-                 "the server is not answering in time")
+    def serve_stale(self) -> None:
+        """The collection in flight is overdue and the values on show too old: withdraw them until it ends."""
+        age = time.time() - self.data_timestamp
+        error = (f"no answer from {self.target} for {age:.1f}s (refresh {self.interval:g}s + grace "
+                 f"{self.stale_grace:g}s): the collection in flight is overdue")
         log.warning("%s; serving myAgentMysqlUp = 0 until it ends", error)
+        self._fresh_until = None
         self.snapshot = down_snapshot(self.target, error, self.data_timestamp)
         self.view = build_view(self.layout, self.snapshot)
 
     async def _refresh_or_go_stale(self) -> None:
         refresh = asyncio.ensure_future(self.refresh_once())
-        started = time.monotonic()
-        if self.stale_after is not None:
-            done, _ = await asyncio.wait({refresh}, timeout=self.stale_after)
-            if not done:
-                self.serve_stale(time.monotonic() - started)
+        # Re-read the deadline after each wait: the new values may be on show already while the
+        # refresh still runs its published callbacks (a Notify to a slow master).
+        while not refresh.done() and self._fresh_until is not None:
+            await asyncio.wait({refresh}, timeout=max(0.0, self._fresh_until - time.monotonic()))
+            if not refresh.done() and self._fresh_until is not None and time.monotonic() >= self._fresh_until:
+                self.serve_stale()
         await refresh
 
     async def run(self, stop: asyncio.Event) -> None:

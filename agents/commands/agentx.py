@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# How long past --refresh the values on show may wait for the next collection: longer than a
+# healthy collection takes (well under a second on a local server), short enough that a manager
+# never reads "up" about a server that stopped answering.
+DEFAULT_STALE_GRACE = 5.0
+
 EPILOG = """\
 snmpd needs 'master agentx' in snmpd.conf (and agentXSocket if not /var/agentx/master).
 examples:
@@ -65,6 +70,10 @@ def register(subparsers) -> None:
                        help="seconds between two collections (default: 30)")
     group.add_argument("--timeout", type=float, metavar="SECONDS",
                        help="a collection starts no new source after this many seconds (default: --refresh)")
+    group.add_argument("--stale-grace", type=float, default=DEFAULT_STALE_GRACE, metavar="SECONDS",
+                       help="values older than --refresh plus this, while the next collection has not answered, "
+                       "are withdrawn and myAgentMysqlUp is 0 (default: %(default)g; keep it above "
+                       "myAgentCollectionDurationSeconds)")
     group.add_argument("--ping-interval", type=float, default=15.0, metavar="SECONDS",
                        help="seconds between two AgentX Pings to snmpd (default: 15)")
     leak = parser.add_argument_group("memory leak detector")
@@ -109,7 +118,7 @@ def build_agent(args, hooks=()) -> Agent:
 
     catalog = load_catalog()
     for flag, seconds in (("--refresh", args.refresh), ("--timeout", args.timeout),
-                          ("--ping-interval", args.ping_interval)):
+                          ("--stale-grace", args.stale_grace), ("--ping-interval", args.ping_interval)):
         # inf would freeze the values (or the keep-alive), 0 or nan spin the loop, <0 skip every source.
         if seconds is not None and not 0 < seconds < math.inf:
             raise ConfigError(f"{flag} must be a positive number of seconds, not {seconds:g}")
@@ -133,11 +142,8 @@ def build_agent(args, hooks=()) -> Agent:
     def collect():
         return collector.collect(deadline=time.monotonic() + timeout)
 
-    # A collection still running past its own budget and past the longest a statement may take
-    # (plus the client's one-second margin) waits on a server that does not answer: its old
-    # values are withdrawn meanwhile.  Either bound alone would flag a healthy collection.
     refresher = ViewRefresher(collect, TreeLayout.from_catalog(catalog, legacy_root), args.refresh,
-                              collector.settings.target, stale_after=max(timeout, args.statement_timeout + 1.0))
+                              collector.settings.target, stale_grace=args.stale_grace)
     session = AgentXSession(address, refresher.current_view, [legacy_root, new_root],
                             agent_id=legacy_root[:-1], ping_interval=args.ping_interval)
     from mysql_snmp.agents.agentx.state_notifications import state_notification_hook

@@ -27,8 +27,11 @@ class ScriptedServer:
         self.overrides: dict[str, object] = {}
         self.once: dict[str, object] = {}
         self.connections = 0
+        self.grants = ["GRANT PROCESS, REPLICATION CLIENT ON *.* TO `mon`@`%`"]
+        self.statements: list[str] = []
 
     def answer(self, statement):
+        self.statements.append(statement)
         if statement in self.once:
             return self.once.pop(statement)
         if statement in self.overrides:
@@ -43,6 +46,8 @@ class ScriptedServer:
             return ("Type", "Name", "Status"), [("InnoDB", "", "")]
         if statement == "SHOW REPLICA STATUS":
             return ("Channel_Name",), []
+        if statement == "SHOW GRANTS":
+            return ("Grants for mon@%",), [(grant,) for grant in self.grants]
         raise AssertionError(statement)
 
     def connect(self, **kwargs):
@@ -83,7 +88,8 @@ def test_a_denied_source_backs_off_in_minutes_and_is_retried_on_every_reconnect(
     # Skipped without a statement until then...
     before = collector.connection.statements
     assert collector.collect().sources["innodb_status"].statements == 0
-    assert collector.connection.statements - before == 2  # global_status and replication only
+    # global_status and replication, and SHOW GRANTS to see whether the grant came back
+    assert collector.connection.statements - before == 3
     # ...except after a reconnect: the new session may have the grant.
     server.overrides.pop("SHOW ENGINE INNODB STATUS")
     collector.connection.close()
@@ -96,6 +102,55 @@ def test_a_denied_source_backs_off_in_minutes_and_is_retried_on_every_reconnect(
     collector.connection.close()
     collector.collect()
     assert collector._disabled["innodb_status"].retry_at - clock[0] == 15
+
+
+def test_a_denied_source_is_retried_at_the_first_collection_after_the_grants_change(scripted, caplog):
+    server, collector, clock = scripted
+    server.overrides["SHOW ENGINE INNODB STATUS"] = DENIED
+    server.grants = ["GRANT REPLICATION CLIENT ON *.* TO `mon`@`%`"]
+    for _ in range(5):  # a long denial: the back-off has reached 4 minutes
+        clock[0] += collector._disabled["innodb_status"].retry_at - clock[0] if collector._disabled else 0
+        assert collector.collect().sources["innodb_status"].reason == "privilege"
+    assert collector._disabled["innodb_status"].retry_at - clock[0] == 240
+    # Grants unchanged: one SHOW GRANTS per collection, the denied statement is not sent.
+    for _ in range(3):
+        clock[0] += 1
+        server.statements.clear()
+        assert collector.collect().sources["innodb_status"].statements == 0
+        assert server.statements.count("SHOW GRANTS") == 1
+        assert "SHOW ENGINE INNODB STATUS" not in server.statements
+    connections = server.connections
+    # GRANT PROCESS: the next collection retries it at once, on a new session.
+    server.grants = ["GRANT PROCESS, REPLICATION CLIENT ON *.* TO `mon`@`%`"]
+    server.overrides.pop("SHOW ENGINE INNODB STATUS")
+    clock[0] += 1
+    with caplog.at_level(logging.INFO, logger="mysql_snmp.agents.collection"):
+        snapshot = collector.collect()
+    assert snapshot.up and snapshot.sources["innodb_status"].ok
+    assert server.connections == connections + 1
+    assert "grants changed; retrying innodb_status now" in caplog.text
+    assert "source innodb_status works again" in caplog.text
+    # Nothing denied any more: no SHOW GRANTS either.
+    server.statements.clear()
+    clock[0] += 1
+    collector.collect()
+    assert "SHOW GRANTS" not in server.statements
+
+
+def test_a_grant_change_that_does_not_help_sets_a_new_reference(scripted):
+    server, collector, clock = scripted
+    server.overrides["SHOW ENGINE INNODB STATUS"] = DENIED
+    server.grants = ["GRANT REPLICATION CLIENT ON *.* TO `mon`@`%`"]
+    collector.collect()
+    server.grants = ["GRANT SELECT, REPLICATION CLIENT ON *.* TO `mon`@`%`"]  # not the grant it needs
+    clock[0] += 1
+    server.statements.clear()
+    assert collector.collect().sources["innodb_status"].reason == "privilege"
+    assert "SHOW ENGINE INNODB STATUS" in server.statements  # retried once...
+    clock[0] += 1
+    server.statements.clear()
+    collector.collect()
+    assert "SHOW ENGINE INNODB STATUS" not in server.statements  # ...and not again for the same grants
 
 
 def test_a_lost_connection_is_reopened_within_the_collection(scripted, caplog):

@@ -91,6 +91,7 @@ def test_list_sources_prints_the_sources_and_exits_without_serving():
     ("--refresh", "0"), ("--refresh", "nan"), ("--refresh", "inf"),  # inf: one collection, then stale for ever
     ("--ping-interval", "0"), ("--ping-interval", "-5"),  # 0: a Ping storm on the master
     ("--timeout", "-1"), ("--timeout", "nan"),  # every source past its deadline: nothing collected
+    ("--stale-grace", "0"), ("--stale-grace", "inf"),  # 0: a healthy collection flaps; inf: never withdrawn
 ])
 def test_durations_must_be_positive_and_finite(flag, value):
     # build_agent, not run: before the check, run would start serving with the bad value.

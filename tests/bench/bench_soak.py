@@ -1,6 +1,7 @@
 """Soak: both agents for an hour against one throwaway MariaDB, resources sampled every minute.
 
     .venv/bin/python tests/bench/bench_soak.py [--minutes 60] [--scrape-interval 1] [--walk-interval 5]
+        [--agentx-option=--no-leak]
 
 Runs a light workload on the server (so counters move and every scrape has new values), the
 exporter scraped every --scrape-interval seconds (its own keep-alive connection plus, every
@@ -177,6 +178,8 @@ def main() -> int:
     parser.add_argument("--scrape-interval", type=float, default=1.0)
     parser.add_argument("--walk-interval", type=float, default=5.0)
     parser.add_argument("--refresh", type=float, default=5.0, help="the AgentX agent's --refresh")
+    parser.add_argument("--agentx-option", action="append", default=[], metavar="OPTION",
+                        help="one more option for mysql-snmp agentx, e.g. --agentx-option=--no-leak (repeatable)")
     options = parser.parse_args()
     warm_up = options.minutes / 5 if options.warm_up_minutes is None else options.warm_up_minutes
     legacy_root = format_oid(load_catalog().legacy_root)
@@ -190,7 +193,7 @@ def main() -> int:
         snmpd.start()
         exporter_user = create_monitoring_user(server, tmp)
         exporter = start_exporter(exporter_user.my_cnf, tmp)
-        agent = run_agent(snmpd, server, tmp, options.refresh)
+        agent = run_agent(snmpd, server, tmp, options.refresh, *options.agentx_option)
         agent_user = agent.my_cnf.stem
         threads = [Workload(server, stop), Scraper(exporter.port, options.scrape_interval, stop),
                    Walker(snmpd, legacy_root, options.walk_interval, stop)]
