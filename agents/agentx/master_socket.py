@@ -91,7 +91,10 @@ class MasterSocket:
             self._sock.shutdown(socket.SHUT_RDWR)  # wakes the reader; it closes the socket
         except OSError:
             pass
-        self._loop.call_soon_threadsafe(self._resolve, reason)
+        try:
+            self._loop.call_soon_threadsafe(self._resolve, reason)
+        except RuntimeError:  # the loop is closed: nobody waits any more
+            pass
 
     def close(self) -> None:
         self.fail(SessionLost("connection closed by the agent"))
@@ -101,30 +104,23 @@ class MasterSocket:
             self.closed.set_exception(reason)
 
     def _read_loop(self) -> None:
-        reason: Exception
-        try:
-            while True:
-                try:
-                    data = self._sock.recv(_READ_SIZE)
-                except OSError as exc:
-                    reason = SessionLost(f"master closed the connection ({exc})")
-                    break
-                if not data:
-                    reason = SessionLost("master closed the connection")
-                    break
-                try:
-                    self._on_data(data)
-                except (SessionLost, ProtocolError) as exc:
-                    reason = exc
-                    break
-                except Exception as exc:  # noqa: BLE001  (a bug must cost the connection, not the agent)
-                    log.exception("AgentX reader failed")
-                    reason = exc
-                    break
-        finally:
+        self.fail(self._read_until_the_end())
+        with self._write_lock:  # no writer is inside sendall on a descriptor being reused
+            self._sock.close()
+
+    def _read_until_the_end(self) -> Exception:
+        """Hand each read to on_data; the reason the connection ended."""
+        while True:
             try:
-                self.fail(reason)
-            except RuntimeError:  # the loop is closed: nobody waits any more
-                pass
-            with self._write_lock:  # no writer is inside sendall on a descriptor being reused
-                self._sock.close()
+                data = self._sock.recv(_READ_SIZE)
+            except OSError as exc:
+                return SessionLost(f"master closed the connection ({exc})")
+            if not data:
+                return SessionLost("master closed the connection")
+            try:
+                self._on_data(data)
+            except (SessionLost, ProtocolError) as exc:
+                return exc
+            except Exception as exc:  # noqa: BLE001  (a bug must cost the connection, not the agent)
+                log.exception("AgentX reader failed")
+                return exc
