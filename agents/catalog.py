@@ -147,6 +147,11 @@ class Source:
     kind: str  # one of SOURCES (YAML key "from")
     key: str | None = None
     status_override: str | None = None  # SHOW STATUS variable that wins when present
+    # A scalar that is one row of the labelled metric with the same source and key: the label
+    # sets tried in order, the first row the table has wins (YAML ``row: {series: [a, b]}``).
+    # OpenNMS cannot graph a table row with node-level objects; such a scalar serves the row's
+    # value at a node-level OID.
+    row: tuple[tuple[tuple[str, str], ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -220,6 +225,17 @@ class Catalog:
         """The metrics fed by source kind ``kind``, in catalog order (indexed: every collection asks)."""
         return self._by_kind.get(kind, ())
 
+    def row_metric(self, metric: Metric) -> Metric:
+        """The labelled metric a ``source.row`` scalar serves one row of."""
+        if not metric.source.row:
+            raise KeyError(f"{metric.name!r} is not a row of another metric")
+        matches = [m for m in self.from_source(metric.source.kind)
+                   if m.source.key == metric.source.key and m.labels and not m.source.row]
+        if len(matches) != 1:
+            raise KeyError(f"{metric.name!r}: {len(matches)} labelled metrics read "
+                           f"{metric.source.kind} {metric.source.key!r}, expected one")
+        return matches[0]
+
     def table_columns(self, table: str) -> list[Metric]:
         return sorted(
             (m for m in self.metrics if m.snmp and m.snmp.table == table),
@@ -243,6 +259,18 @@ def _legacy(raw: dict, legacy_root: tuple[int, ...], where: str) -> LegacySnmp:
         raise CatalogError(f"{where}: bad snmp.legacy {raw!r}: {exc}") from exc
 
 
+def _row_candidates(raw: object, where: str) -> tuple[tuple[tuple[str, str], ...], ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or len(raw) != 1:
+        raise CatalogError(f"{where}: source.row must name one label and its values, got {raw!r}")
+    (label, values), = raw.items()
+    values = [values] if isinstance(values, str) else values
+    if not values or not all(isinstance(v, str) for v in values):
+        raise CatalogError(f"{where}: source.row {label} must list label values, got {values!r}")
+    return tuple(((str(label), value),) for value in values)
+
+
 def _metric(raw: dict, legacy_root: tuple[int, ...]) -> Metric:
     where = f"catalog entry {raw.get('name', raw)!r}"
     try:
@@ -252,6 +280,7 @@ def _metric(raw: dict, legacy_root: tuple[int, ...]) -> Metric:
             kind=source_raw["from"],
             key=source_raw.get("key"),
             status_override=source_raw.get("status_override"),
+            row=_row_candidates(source_raw.get("row"), where),
         )
         snmp = None
         if raw.get("snmp"):
@@ -352,6 +381,8 @@ def validate(catalog: Catalog) -> None:
                 unknown = [name for name in legacy.fallback if name not in catalog]
                 if unknown:
                     raise CatalogError(f"{where}: legacy fallback names unknown metrics {unknown}")
+        if m.source.row:
+            _validate_row(catalog, m, where)
         if m.prometheus:
             if m.prometheus.type not in PROMETHEUS_TYPES:
                 raise CatalogError(f"{where}: Prometheus type {m.prometheus.type!r} not in {PROMETHEUS_TYPES}")
@@ -366,6 +397,21 @@ def validate(catalog: Catalog) -> None:
                 )
             seen_prom[key] = m.name
     _validate_families(catalog)
+
+
+def _validate_row(catalog: Catalog, m: Metric, where: str) -> None:
+    if m.labels:
+        raise CatalogError(f"{where}: source.row makes a scalar; it takes no labels")
+    if m.prometheus:
+        raise CatalogError(f"{where}: source.row serves a row that is already on /metrics; no prometheus spec")
+    try:
+        row_metric = catalog.row_metric(m)
+    except KeyError as exc:
+        raise CatalogError(f"{where}: {exc.args[0]}") from None
+    for labels in m.source.row:
+        if tuple(name for name, _ in labels) != row_metric.labels:
+            raise CatalogError(f"{where}: source.row labels {labels} do not index {row_metric.name} "
+                               f"{list(row_metric.labels)}")
 
 
 def _validate_families(catalog: Catalog) -> None:

@@ -147,6 +147,41 @@ def test_loader_rejects_a_fallback_to_an_unknown_metric(document):
         parse_catalog(broken)
 
 
+def test_row_scalars_serve_the_rows_of_the_series_their_size_objects_serve(catalog):
+    """myLeakDictionaryState & co. read the leak table's rows of exactly the series the InnoDB
+    memory report's size objects serve (their own value, then their legacy fallback)."""
+    from mysql_snmp.agents.leak.config import DEFAULT_SERIES
+
+    watched = {raw["name"] for raw in DEFAULT_SERIES}
+    sizes = {"leak_dictionary": "innodb_mem_dictionary_cache_bytes",
+             "leak_adaptive_hash": "innodb_mem_adaptive_hash_index_bytes",
+             "leak_innodb_total": "innodb_mem_total_allocated_bytes"}
+    for prefix, size_name in sizes.items():
+        size = catalog.by_name(size_name)
+        served = (size.name, *size.snmp.legacy.fallback)
+        for suffix, row_metric in (("_state", "leak_state"), ("_growth_bytes_per_hour", "leak_growth_bytes_per_hour")):
+            metric = catalog.by_name(prefix + suffix)
+            assert catalog.row_metric(metric).name == row_metric
+            assert [dict(labels)["series"] for labels in metric.source.row] == list(served), metric.name
+            assert metric.snmp.oid[:-1] == catalog.new_root + (10,) and metric.prometheus is None
+        assert set(served) <= watched, size_name  # the detector has a row for each
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"labels": ["series"], "snmp": {"name": "myLeakDictionaryState", "table": "myLeakTable", "column": 9,
+                                     "type": "INTEGER"}}, "takes no labels"),
+    ({"prometheus": {"name": "mysql_leak_dictionary_state", "type": "gauge"}}, "no prometheus spec"),
+    ({"source": {"from": "leak", "key": "no_such_key", "row": {"series": ["x"]}}}, "0 labelled metrics"),
+    ({"source": {"from": "leak", "key": "state", "row": {"event_name": ["x"]}}}, "do not index leak_state"),
+    ({"source": {"from": "leak", "key": "state", "row": {"series": []}}}, "must list label values"),
+])
+def test_loader_rejects_a_bad_row_scalar(document, change, message):
+    broken = dict(document)
+    broken["metrics"] = [({**m, **change} if m["name"] == "leak_dictionary_state" else m) for m in document["metrics"]]
+    with pytest.raises(CatalogError, match=message):
+        parse_catalog(broken)
+
+
 @pytest.mark.parametrize("integer_index, message", [
     (["no_such_label"], "not in its index"),
     ("pool", "list of label names"),

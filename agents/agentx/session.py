@@ -2,7 +2,10 @@
 
 The protocol itself (Open, Register, answering requests, matching answers to our requests)
 is the pure ``AgentXProtocol`` (agents/agentx/protocol.py); this module adds what needs I/O
-and a clock: the socket, timeouts, the Ping timer and the reconnection back-off.
+and a clock: the socket, timeouts, the Ping timer and the reconnection back-off.  The
+master's requests are read and answered by the socket's own thread (agents/agentx/master_socket.py),
+not by the event loop: a walk is one round trip per object and the loop's wake-up per read
+was a third of the agent's cost per GetNext.
 
 Per connection (RFC 2741 7.1): Open, Register every subtree, then answer requests from the
 current ``MibView`` (never from MySQL) and Ping the master every ``ping_interval`` seconds.
@@ -19,6 +22,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import socket
+import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -30,6 +35,7 @@ from mysql_snmp.agents.agentx.codec import (
 from mysql_snmp.agents.agentx.protocol import (
     AgentXProtocol, Answer, AnswerFailed, MasterClosed, NotRegistered, Refused, Registered, StreamBroken,
 )
+from mysql_snmp.agents.agentx.master_socket import MasterSocket, SessionLost
 from mysql_snmp.agents.agentx.view import MibView
 from mysql_snmp.agents.catalog import format_oid
 
@@ -42,10 +48,6 @@ SNMP_TRAP_OID_0 = (1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0)
 
 class AgentXUnavailable(ConnectionError):
     """No registered session with the master right now (or it refused what we sent)."""
-
-
-class SessionLost(Exception):
-    """The connection is no longer usable; the run loop reconnects."""
 
 
 @dataclass(frozen=True)
@@ -69,48 +71,15 @@ class MasterAddress:
             raise ValueError("empty AgentX socket path")
         return cls(path=text)
 
-    async def connect(self, loop: asyncio.AbstractEventLoop, protocol_factory) -> None:
+    async def connect(self, loop: asyncio.AbstractEventLoop, send_timeout: float) -> MasterSocket:
+        """A connected socket whose reader is not started yet."""
         if self.path is not None:
-            await loop.create_unix_connection(protocol_factory, self.path)
-        else:
-            await loop.create_connection(protocol_factory, self.host, self.port)
+            return await MasterSocket.connect(loop, socket.AF_UNIX, self.path, send_timeout)
+        family, _, _, _, address = (await loop.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM))[0]
+        return await MasterSocket.connect(loop, family, address, send_timeout)
 
     def __str__(self) -> str:
         return self.path if self.path is not None else f"tcp:{self.host}:{self.port}"
-
-
-class _MasterConnection(asyncio.Protocol):
-    """One socket to the master.  What a read brings is handled inside data_received, so a
-    request is answered in the same event-loop turn that read it (no task switch per PDU)."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, on_data: Callable[[bytes], None]) -> None:
-        self.on_data = on_data
-        self.transport: asyncio.Transport | None = None
-        # Resolved with the reason the connection ended (always an exception).
-        self.closed: asyncio.Future = loop.create_future()
-        self.closed.add_done_callback(lambda f: f.cancelled() or f.exception())  # retrieved: no warning
-
-    def connection_made(self, transport: asyncio.Transport) -> None:
-        self.transport = transport
-
-    def data_received(self, data: bytes) -> None:
-        try:
-            self.on_data(data)
-        except (ProtocolError, SessionLost) as exc:
-            self._end(exc)
-            self.transport.abort()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._end(SessionLost(f"master closed the connection{f' ({exc})' if exc else ''}"))
-
-    def _end(self, reason: Exception) -> None:
-        if not self.closed.done():
-            self.closed.set_exception(reason)
-
-    def close(self) -> None:
-        self._end(SessionLost("connection closed by the agent"))
-        if self.transport is not None:
-            self.transport.close()
 
 
 @dataclass
@@ -155,8 +124,11 @@ class AgentXSession:
         self.stats = SessionStats()
         self.registered = asyncio.Event()
         self.session_id: int | None = None
-        self._connection: _MasterConnection | None = None
+        self._connection: MasterSocket | None = None
         self._protocol: AgentXProtocol | None = None
+        # The reader thread answers requests through the protocol while the loop numbers
+        # our own requests (Ping, Notify, Close) with it.
+        self._protocol_lock = threading.Lock()
         self._handshake: asyncio.Future | None = None  # resolved with Registered or Refused
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: dict[int, asyncio.Future] = {}
@@ -230,11 +202,12 @@ class AgentXSession:
 
     async def _serve_one_connection(self, stop: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()
-        connection = _MasterConnection(loop, self._received)
-        await asyncio.wait_for(self.address.connect(loop, lambda: connection), self.response_timeout)
-        self._connection = connection
-        self._protocol = AgentXProtocol(self.subtrees, agent_id=self.agent_id, description=self.description,
-                                        priority=self.priority, first_packet_id=self._next_packet_id)
+        connection = await asyncio.wait_for(self.address.connect(loop, self.response_timeout),
+                                            self.response_timeout)
+        protocol = AgentXProtocol(self.subtrees, agent_id=self.agent_id, description=self.description,
+                                  priority=self.priority, first_packet_id=self._next_packet_id)
+        self._connection, self._protocol = connection, protocol
+        connection.start(lambda data: self._received(data, protocol, connection))
         self.stats.connects += 1
         await self._open_and_register()
         log.info("AgentX session %d registered %d subtree(s) with %s",
@@ -245,7 +218,9 @@ class AgentXSession:
 
     async def _open_and_register(self) -> None:
         self._handshake = asyncio.get_running_loop().create_future()
-        self._send(self._protocol.open())
+        with self._protocol_lock:
+            opening = self._protocol.open()
+        self._send(opening)
         closed = self._connection.closed
         # Open, then one Register at a time: each answer within response_timeout
         timeout = self.response_timeout * (1 + len(self.subtrees))
@@ -294,16 +269,30 @@ class AgentXSession:
 
     # ------------------------------------------------------------------ reading
 
-    def _received(self, data: bytes) -> None:
-        """Bytes from the master: the protocol answers the requests among them (one write)
-        and reports what concerns us."""
-        if self._protocol is None:
-            raise SessionLost("data after the connection was dropped")
-        answered = self._protocol.requests
-        reply, events = self._protocol.receive_data(data, self.view_provider())
-        self.stats.requests += self._protocol.requests - answered
+    def _received(self, data: bytes, protocol: AgentXProtocol, connection: MasterSocket) -> None:
+        """Bytes from the master, in the reader thread: the protocol answers the requests among
+        them (one write); what concerns the loop goes to it.  Raising ends the connection."""
+        with self._protocol_lock:
+            answered = protocol.requests
+            reply, events = protocol.receive_data(data, self.view_provider())
+            self.stats.requests += protocol.requests - answered
         if reply:
-            self._connection.transport.write(reply)
+            connection.write(reply)
+        if not events:
+            return
+        self._loop.call_soon_threadsafe(self._handle_events, events, connection)
+        for event in events:
+            if isinstance(event, MasterClosed):
+                raise SessionLost(f"master closed the session ({_close_reason(event.reason)})")
+            if isinstance(event, StreamBroken):
+                raise event.error
+            if isinstance(event, AnswerFailed):
+                log.error("failed to answer %s", type(event.request).__name__, exc_info=event.error)
+
+    def _handle_events(self, events: list, connection: MasterSocket) -> None:
+        """On the loop: answers to our requests and the handshake's outcome."""
+        if connection is not self._connection:
+            return  # a connection since dropped
         for event in events:
             if isinstance(event, Answer):
                 future = self._pending.pop(event.packet_id, None)
@@ -312,19 +301,13 @@ class AgentXSession:
             elif isinstance(event, (Registered, Refused)):
                 if self._handshake is not None and not self._handshake.done():
                     self._handshake.set_result(event)
-            elif isinstance(event, MasterClosed):
-                raise SessionLost(f"master closed the session ({_close_reason(event.reason)})")
-            elif isinstance(event, StreamBroken):
-                raise event.error
-            elif isinstance(event, AnswerFailed):
-                log.error("failed to answer %s", type(event.request).__name__, exc_info=event.error)
 
     # ------------------------------------------------------------------ writing
 
     def _send(self, pdu: codec.Pdu) -> None:
         if self._connection is None or self._connection.closed.done():
             raise SessionLost("not connected")
-        self._connection.transport.write(codec.encode(pdu))
+        self._connection.write(codec.encode(pdu))
 
     async def _request(self, pdu: codec.Pdu, timeout: float | None = None) -> Response:
         if self._connection is None or self._protocol is None:
@@ -332,7 +315,8 @@ class AgentXSession:
         closed = self._connection.closed
         timeout = timeout or self.response_timeout
         try:
-            pdu = self._protocol.request(pdu)
+            with self._protocol_lock:
+                pdu = self._protocol.request(pdu)
         except NotRegistered as exc:
             raise SessionLost(str(exc)) from None
         packet_id = pdu.packet_id
@@ -350,7 +334,9 @@ class AgentXSession:
             raise asyncio.TimeoutError(f"no answer to {type(pdu).__name__} within {timeout:.1f} s")
         finally:
             self._pending.pop(packet_id, None)
-            self._protocol.forget(packet_id)
+            if self._protocol is not None:
+                with self._protocol_lock:
+                    self._protocol.forget(packet_id)
 
     def _drop_connection(self) -> None:
         self.registered.clear()

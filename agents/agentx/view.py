@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 from mysql_snmp.agents.agentx.codec import Oid, SearchRange, VarBind, VarType
 from mysql_snmp.agents.agentx.tableindex import UnindexableRow, encode_index
 from mysql_snmp.agents.catalog import Catalog, Metric, Table
-from mysql_snmp.agents.snapshot import Snapshot, Value
+from mysql_snmp.agents.snapshot import Labels, Snapshot, Value
 
 log = logging.getLogger(__name__)
 
@@ -99,10 +99,25 @@ class ScalarObject:
     # Catalog names tried in order: a legacy object whose own value is absent on this server
     # serves the catalog's fallback (e.g. myTotalMemAlloc from "Total large memory allocated").
     sources: tuple[str, ...] = ()
+    # A scalar that serves one row of the labelled metric ``row_of`` (catalog ``source.row``),
+    # the same value as the table's row, read from it: the first of ``rows`` that the table
+    # has (any of ``row_columns`` holds it), so the state and the rate of one object group
+    # always describe the same row even while the rate is absent.
+    row_of: str = ""
+    rows: tuple[Labels, ...] = ()
+    row_columns: tuple[str, ...] = ()
 
     @property
     def value_names(self) -> tuple[str, ...]:
         return self.sources or (self.metric.name,)
+
+    def value(self, snapshot: Snapshot) -> Value:
+        if self.row_of:
+            labels = next((labels for labels in self.rows
+                           if any(labels in snapshot.series.get(name, {}) for name in self.row_columns)), None)
+            return None if labels is None else snapshot.series.get(self.row_of, {}).get(labels)
+        name = next((name for name in self.value_names if name in snapshot.values), None)
+        return None if name is None else snapshot.values[name]
 
 
 @dataclass(frozen=True)
@@ -133,6 +148,8 @@ class TreeLayout:
             if snmp.table:
                 table = catalog.tables[snmp.table]
                 layout.columns.append(ColumnObject(table.oid + (1, snmp.column), metric, table))
+            elif metric.source.row:
+                layout.scalars.append(_row_scalar(catalog, metric))
             elif snmp.oid:
                 layout.scalars.append(ScalarObject(snmp.oid, metric, snmp.type))
         return layout
@@ -140,6 +157,14 @@ class TreeLayout:
     @property
     def object_oids(self) -> list[Oid]:
         return sorted([s.oid for s in self.scalars] + [c.oid for c in self.columns])
+
+
+def _row_scalar(catalog: Catalog, metric: Metric) -> ScalarObject:
+    row_of = catalog.row_metric(metric)
+    table = row_of.snmp.table if row_of.snmp else None
+    columns = tuple(m.name for m in catalog.table_columns(table)) if table else (row_of.name,)
+    return ScalarObject(metric.snmp.oid, metric, metric.snmp.type, row_of=row_of.name, rows=metric.source.row,
+                        row_columns=columns)
 
 
 # The age of the data is computed when asked, so a collection that hangs shows up as a
@@ -229,10 +254,9 @@ def _scalar_instance(obj: ScalarObject, snapshot: Snapshot) -> VarBind | LiveVal
     compute = LIVE_VALUES.get(metric.name)
     if compute is not None:
         return LiveValue(lambda: compute(snapshot, time.time()), obj.smi_type, metric.unit)
-    name = next((name for name in obj.value_names if name in snapshot.values), None)
-    if name is None:
+    value = obj.value(snapshot)
+    if value is None:
         return None
-    value = snapshot.values[name]
     converted = wire_value(obj.smi_type, value, metric.unit)
     if converted is None:
         log.debug("%s = %r cannot be served as %s", metric.name, value, obj.smi_type)

@@ -20,6 +20,10 @@ from mysql_snmp.agents.agentx.view import MibView
 # sys_uptime 0, noError, index 0 (RFC 2741 6.2.16): zeros in either byte order.
 _NO_ERROR_HEAD = bytes(8)
 _MAX_KNOWN_ENDS = 64  # a range's end is a registration boundary: a handful per master
+# Request payloads remembered with their answer, per instance: a walk asks each step with the
+# same range end every time, so repeated walks of one view are one lookup per step; the bound
+# keeps requests with unusual ends or several ranges from growing it.
+_ANSWERED_PER_INSTANCE = 4
 
 
 class WalkAnswers:
@@ -38,12 +42,22 @@ class WalkAnswers:
                 continue  # the general path answers genErr and reports the bug
             self._successors[encode_oid(oid, False, network_byte_order)] = (next_oid, encoded)
         self._ends: dict[bytes, Oid] = {}
+        self._answered: dict[bytes, bytes] = {}
+        self._answered_limit = _ANSWERED_PER_INSTANCE * len(self._successors) + _MAX_KNOWN_ENDS
 
     def __len__(self) -> int:
         return len(self._successors)
 
     def response_body(self, payload: bytes) -> bytes | None:
         """The Response payload for a GetNext payload (search ranges, no context), or None."""
+        body = self._answered.get(payload)
+        if body is None:
+            body = self._answer(payload)
+            if body is not None and len(self._answered) < self._answered_limit:
+                self._answered[payload] = body
+        return body
+
+    def _answer(self, payload: bytes) -> bytes | None:
         parts = [_NO_ERROR_HEAD]
         pos, size = 0, len(payload)
         if not size:

@@ -25,6 +25,7 @@ REPORT_PREFIX = "mysql."
 NODE_TYPE = "nodeSnmp"
 COLORS = ("1f77b4", "ff7f0e", "2ca02c", "d62728", "9467bd", "8c564b", "e377c2", "7f7f7f", "bcbd22",
           "17becf", "393b79", "ad494a", "637939", "843c39", "7b4173", "3182bd")
+LEAK_COLOR = "d62728"
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,13 @@ class Report:
     columns: tuple[str, ...]  # MIB object names
     vertical_label: str = ""  # default: from the first column's unit
     labels: dict = field(default_factory=dict)  # object name -> legend text
+    # size object -> (its leak state object, its growth rate object), both also in columns:
+    # not lines of their own; the size's line turns red while the state is suspect or
+    # leaking, and its legend ends with the last state and rate.
+    leak: dict = field(default_factory=dict)
+    # Sizes orders of magnitude apart (a 1 MB dictionary beside 100 MB in total): each line
+    # keeps its shape on a logarithmic axis.
+    logarithmic: bool = False
 
 
 # The original's reports: ids, titles and data sources as it shipped them (duplicates removed;
@@ -95,9 +103,16 @@ LEGACY_REPORTS = (
 )
 
 NEW_REPORTS = (
-    Report("innodbmemory", "InnoDB Memory", ("myDictionaryCacheMemory", "myAdaptiveHashMemory", "myTotalMemAlloc"),
+    Report("innodbmemory", "InnoDB Memory and Leak State", (
+        "myDictionaryCacheMemory", "myLeakDictionaryState", "myLeakDictionaryGrowthBytesPerHour",
+        "myAdaptiveHashMemory", "myLeakAdaptiveHashState", "myLeakAdaptiveHashGrowthBytesPerHour",
+        "myTotalMemAlloc", "myLeakInnodbTotalState", "myLeakInnodbTotalGrowthBytesPerHour"),
            labels={"myDictionaryCacheMemory": "Dictionary cache", "myAdaptiveHashMemory": "Adaptive hash index",
-                   "myTotalMemAlloc": "Total allocated"}),
+                   "myTotalMemAlloc": "Total allocated"},
+           leak={"myDictionaryCacheMemory": ("myLeakDictionaryState", "myLeakDictionaryGrowthBytesPerHour"),
+                 "myAdaptiveHashMemory": ("myLeakAdaptiveHashState", "myLeakAdaptiveHashGrowthBytesPerHour"),
+                 "myTotalMemAlloc": ("myLeakInnodbTotalState", "myLeakInnodbTotalGrowthBytesPerHour")},
+           logarithmic=True),
     Report("leakstate", "Memory Leak Detector State", ("myLeakState", "myLeakReasonCode"),
            vertical_label="0 ok 1 suspect 2 leaking",
            labels={"myLeakState": "State", "myLeakReasonCode": "Reason (1 tables, 2 unexplained)"}),
@@ -165,19 +180,39 @@ def _vertical_label(report: Report, first: Collected) -> str:
 
 def _command(report: Report, columns: list[Collected]) -> list[str]:
     lines = [f'--title="{report.title}"', f'--vertical-label="{_vertical_label(report, columns[0])}"']
-    width = max(len(report.labels.get(c.snmp_name, _words(c.snmp_name))) for c in columns)
-    for i, column in enumerate(columns, start=1):
+    if report.logarithmic:
+        lines.append("--logarithmic --units=si")
+    position = {c.snmp_name: i for i, c in enumerate(columns, start=1)}
+    companions = {name for pair in report.leak.values() for name in pair}
+    drawn = [(i, c) for i, c in enumerate(columns, start=1) if c.snmp_name not in companions]
+    width = max(len(report.labels.get(c.snmp_name, _words(c.snmp_name))) for _, c in drawn)
+    for line, (i, column) in enumerate(drawn):
+        pair = report.leak.get(column.snmp_name)
         raw = f"raw{i}" if column.type == "TimeTicks" else f"v{i}"
         lines.append(f"DEF:{raw}={{rrd{i}}}:{column.alias}:AVERAGE")
+        if pair:
+            state, rate = (position[name] for name in pair)
+            lines.append(f"DEF:v{state}={{rrd{state}}}:{columns[state - 1].alias}:AVERAGE")
+            lines.append(f"DEF:v{rate}={{rrd{rate}}}:{columns[rate - 1].alias}:AVERAGE")
         if column.type == "TimeTicks":  # hundredths of a second on the wire
             lines.append(f"CDEF:v{i}=raw{i},100,/")
         label = report.labels.get(column.snmp_name, _words(column.snmp_name)).ljust(width)
-        lines.append(f'LINE2:v{i}#{COLORS[(i - 1) % len(COLORS)]}:"{label}"')
+        lines.append(f'LINE2:v{i}#{COLORS[line % len(COLORS)]}:"{label}"')
         for name, function in (("avg", "AVERAGE"), ("min", "MINIMUM"), ("max", "MAXIMUM")):  # rrdgraph_rpn VDEF
             lines.append(f"VDEF:v{i}{name}=v{i},{function}")
         lines.append(f'GPRINT:v{i}avg:"Avg\\\\: %8.2lf %s"')
         lines.append(f'GPRINT:v{i}min:"Min\\\\: %8.2lf %s"')
         lines.append(f'GPRINT:v{i}max:"Max\\\\: %8.2lf %s\\\\n"')
+        if not pair:
+            continue
+        lines.append(f"CDEF:v{i}leak=v{state},1,GE,v{i},UNKN,IF")  # the size where suspect (1) or leaking (2)
+        lines.append(f"LINE3:v{i}leak#{LEAK_COLOR}")
+        for j in (state, rate):
+            lines.append(f"VDEF:v{j}last=v{j},LAST")
+        lines.append(f'GPRINT:v{state}last:"{"":{width}}  leak state\\\\: %1.0lf"')
+        lines.append(f'GPRINT:v{rate}last:"  growth\\\\: %6.2lf %sB/h\\\\n"')
+    if report.leak:
+        lines.append(f'COMMENT:"Red\\\\: the size while its leak state is 1 (suspect) or 2 (leaking)\\\\n"')
     return lines
 
 

@@ -126,6 +126,13 @@ DEFAULT_SERIES: tuple[dict[str, Any], ...] = (
      "min_growth_bytes": 4 * MIB, "resolution_bytes": 16384},
     {"name": "innodb_mem_total_allocated_bytes", "min_rate_bytes_per_hour": 8 * MIB,
      "min_growth_bytes": 8 * MIB, "resolution_bytes": 65536},
+    # The same quantities where the status text lacks those lines (MariaDB 10.5+, MySQL 8):
+    # what the legacy objects myAdaptiveHashMemory and myTotalMemAlloc serve there, so the
+    # OpenNMS InnoDB memory report has a leak state beside each size.
+    {"name": "status_innodb_mem_adaptive_hash", "min_rate_bytes_per_hour": 4 * MIB,
+     "min_growth_bytes": 4 * MIB, "resolution_bytes": 16384},
+    {"name": "innodb_mem_total_large_allocated_bytes", "min_rate_bytes_per_hour": 8 * MIB,
+     "min_growth_bytes": 8 * MIB, "resolution_bytes": 65536},
     # performance_schema memory instruments (MariaDB counts the dictionary under mem0mem).
     {"name": "perf_schema_memory_bytes", "labels": {"event_name": "memory/innodb/*"},
      "explained_by": "status_open_table_definitions", "min_rate_bytes_per_hour": 1 * MIB},

@@ -183,6 +183,54 @@ def test_unanswered_ping_drops_the_session_and_reconnects(tmp_path):
     run(scenario())
 
 
+def test_a_master_that_stops_reading_costs_the_connection_not_the_agent(tmp_path):
+    """Requests keep coming but the answers are never read: once the socket's buffers are full
+    the reader's write fails after the send timeout, and the session starts again."""
+    async def scenario():
+        async with FakeMaster(tmp_path / "master") as master:
+            async with running_agent(tmp_path / "master", response_timeout=0.3, backoff_initial=0.01) as session:
+                stalled = await master.next_connection()
+                await stalled.accept_session()
+                request = codec.encode(GetNext(session_id=1, packet_id=9, ranges=(SearchRange(LEGACY),)))
+                stalled.writer.write(request * 40_000)  # ~2.6 MB of answers, never read
+                second = await master.next_connection()
+                await second.accept_session()
+                reply = await second.ask(Get(session_id=second.session_id, packet_id=5,
+                                             ranges=(SearchRange(LEGACY + (3, 0)),)))
+                assert reply.varbinds[0].value == b"ON"
+                assert "writing to the master failed" in session.stats.last_error
+                assert session.stats.registrations == 2
+
+    run(scenario())
+
+
+def test_a_master_over_tcp(tmp_path):
+    async def scenario():
+        connections: asyncio.Queue = asyncio.Queue()
+
+        async def accept(reader, writer):
+            await connections.put(FakeConnection(reader, writer, session_id=3))
+
+        server = await asyncio.start_server(accept, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        layout = TreeLayout.from_catalog(synthetic_catalog())
+        view = build_view(layout, synthetic_snapshot())
+        session = AgentXSession(MasterAddress.parse(f"tcp:127.0.0.1:{port}"), lambda: view, [LEGACY, NEW])
+        stop = asyncio.Event()
+        task = asyncio.create_task(session.run(stop))
+        try:
+            conn = await asyncio.wait_for(connections.get(), TIMEOUT)
+            await conn.accept_session()
+            reply = await conn.ask(GetNext(session_id=3, packet_id=6, ranges=(SearchRange(LEGACY),)))
+            assert reply.packet_id == 6 and reply.varbinds[0].name == LEGACY + (1, 0)
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, TIMEOUT)
+            server.close()
+
+    run(scenario())
+
+
 HOSTILE_INPUTS = {
     "garbage": b"GET / HTTP/1.1\r\n\r\n" * 3,
     "absurd length": struct.pack(">BBBxIIII", 1, 5, 0x10, 1, 1, 1, 0x7FFFFFFC),

@@ -207,3 +207,39 @@ def test_legacy_object_serves_the_catalog_fallback_when_its_own_value_is_absent(
     assert both.get(legacy_oid).value == 5
     neither = build_view(layout, Snapshot("db1", up=True, values={}))
     assert neither.get(legacy_oid).type == VarType.NO_SUCH_INSTANCE
+
+
+def test_a_row_scalar_serves_its_rows_value_first_present_wins():
+    """myLeakDictionaryState is the leak table's row of the dictionary series the legacy size
+    object serves: the same value at both OIDs, the first listed series present, else absent."""
+    from mysql_snmp.agents.snapshot import Snapshot, labels_of
+
+    catalog = load_catalog()
+    layout = TreeLayout.from_catalog(catalog)
+    state = catalog.by_name("leak_dictionary_state").snmp.oid + (0,)
+    rate = catalog.by_name("leak_dictionary_growth_bytes_per_hour").snmp.oid + (0,)
+    table = catalog.tables["myLeakTable"]
+    row_state = catalog.by_name("leak_state")
+
+    def row_oid(series):
+        return table.oid + (1, row_state.snmp.column, len(series), *series.encode())
+
+    def snapshot(rows):
+        snap = Snapshot("db1", up=True)
+        for series, (value, growth) in rows.items():
+            snap.add_series("leak_state", labels_of(series=series), value)
+            if growth is not None:
+                snap.add_series("leak_growth_bytes_per_hour", labels_of(series=series), growth)
+        return snap
+
+    # MariaDB 10.11: only "Dictionary memory allocated", the legacy object's fallback.
+    view = build_view(layout, snapshot({"innodb_mem_dictionary_bytes": (2, -7), "process_resident_memory_bytes": (1, 5)}))
+    assert view.get(state).value == view.get(row_oid("innodb_mem_dictionary_bytes")).value == 2
+    assert view.get(rate).value == -7
+    # Percona: the dictionary cache line is what myDictionaryCacheMemory serves, so its row wins.
+    view = build_view(layout, snapshot({"innodb_mem_dictionary_bytes": (2, 9), "innodb_mem_dictionary_cache_bytes": (1, None)}))
+    assert view.get(state).value == 1
+    assert view.get(rate).type == VarType.NO_SUCH_INSTANCE  # no trend for that row yet: absent, not the other's
+    # No such row: absent, never 0.
+    view = build_view(layout, snapshot({"process_resident_memory_bytes": (0, 0)}))
+    assert view.get(state).type == VarType.NO_SUCH_INSTANCE

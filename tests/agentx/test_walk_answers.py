@@ -60,6 +60,24 @@ def test_several_ranges_in_one_getnext():
     assert WalkAnswers(VIEW).response_body(payload(mixed)) is None
 
 
+def test_a_second_walk_is_answered_alike_and_the_remembered_requests_stay_bounded():
+    answers = WalkAnswers(VIEW)
+    steps = [GetNext(ranges=(SearchRange(start, end),)) for start in VIEW.oids[:-1] for end in ends_for(VIEW)]
+    first = [answers.response_body(payload(step)) for step in steps]
+    again = [answers.response_body(payload(step)) for step in steps]
+    assert again == first
+    assert [body for body in first if body is not None] == [
+        general_body(step, VIEW) for step, body in zip(steps, first) if body is not None]
+    # Far more distinct requests than the view has instances: what is remembered stays bounded
+    # and the answers stay right.
+    several = [GetNext(ranges=(SearchRange(a, NEW), SearchRange(b, NEW)))
+               for a in VIEW.oids[:-2] for b in VIEW.oids[:-2]]
+    for step in several:
+        body = answers.response_body(payload(step))
+        assert body is None or body == general_body(step, VIEW)
+    assert len(answers._answered) <= answers._answered_limit < len(several)
+
+
 @pytest.mark.parametrize("search", [
     SearchRange(LEGACY),                                  # not an instance: the first step of a walk
     SearchRange(LEGACY + (1, 0), include=True),           # included start

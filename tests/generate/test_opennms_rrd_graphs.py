@@ -6,7 +6,8 @@ Each report's command is read from the generated properties file (Java escapes),
 ``{rrdN}`` / ``{startTime}`` / ``{endTime}`` substituted and OpenNMS's default command prefix
 (rrd-configuration.properties), and must give a PNG.
 
-The README's example graph (dictionary cache with the leak state) comes from the same files:
+The README's example graph (the InnoDB memory report: sizes with their leak state) comes from
+the same files:
     MYSQL_SNMP_WRITE_GRAPH=docs/opennms-dictionary-leak.png \\
         .venv/bin/python -m pytest tests/generate/test_opennms_rrd_graphs.py
 """
@@ -39,12 +40,20 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 LEAK_SERIES = "innodb_mem_dictionary_bytes"
 # Reports whose data sources a MariaDB 10.11 replica does not give (README: legacy objects table);
 # they render from the files OpenNMS would create, with no line drawn.
-# The leak detector has no trend (growth, forecast) after seconds of history; MariaDB 10.5+ has
-# one buffer pool and prints no per-instance blocks.
+# The leak detector has no trend (growth, forecast) after seconds of history, so neither the
+# leak reports nor InnoDB memory's growth columns have values yet; MariaDB 10.5+ has one
+# buffer pool and prints no per-instance blocks.
 NO_DATA_ON_MARIADB_1011 = {
     "innodbinsertbufferusage", "innodbsemaphores", "innodbrowoperations", "innodbiopending",
     "innodbinternalhashmemoryusage", "innodbmemoryallocation", "innodbadaptivehashindex",
-    "innodbsemaphoreoswaits", "bufferpoolpages", "leakgrowth", "leakforecast",
+    "innodbsemaphoreoswaits", "bufferpoolpages", "leakgrowth", "leakforecast", "innodbmemory",
+}
+# InnoDB memory's node-level leak states and the myLeakEntry row each copies on MariaDB 10.11
+# (the series its size object serves there: the legacy objects' fallbacks).
+NODE_LEAK_STATES = {
+    "myLeakDictState": "innodb_mem_dictionary_bytes",
+    "myLeakAhiState": "status_innodb_mem_adaptive_hash",
+    "myLeakTotalState": "innodb_mem_total_large_allocated_bytes",
 }
 
 
@@ -150,25 +159,35 @@ def test_files_are_what_opennms_writes(repository):
     assert values[-1] > values[0]  # 200 more tables in the dictionary
 
 
-# The README's graph: the node's dictionary cache (myDictionaryCacheMemory) with the leak
-# detector's state of that series (its myLeakTable row), one PNG.
-README_GRAPH = (
-    '--title="InnoDB dictionary cache and leak state" --vertical-label="bytes" --width 480 --height 140 '
-    "--right-axis 0.000002:0 --right-axis-format %1.1lf --right-axis-label=\"leak state\" "
-    "DEF:dict={dictionary}:myDictionaryCchMmry:AVERAGE "
-    "DEF:state={state}:myLeakState:AVERAGE "
-    "CDEF:scaled=state,500000,* "
-    'AREA:dict#1f77b4:"Dictionary cache" '
-    'LINE2:scaled#d62728:"Leak state (0 ok, 1 suspect, 2 leaking)"'
-)
+def fetch(path: Path, rrd: RrdRepository) -> list[str]:
+    """The stored averages of one file over the collections, as rrdtool prints them."""
+    text = subprocess.run(["rrdtool", "fetch", str(path), "AVERAGE", "--start", str(rrd.times[0] - 1),
+                           "--end", str(rrd.times[-1])], capture_output=True, text=True, check=True).stdout
+    return [line.split(":")[1].strip() for line in text.splitlines()[2:]]
 
 
-def test_readme_graph_dictionary_cache_with_leak_state(repository, tmp_path):
+def test_node_level_leak_states_are_the_rows_values(repository):
+    """What the InnoDB memory report draws is the leak table's row, value for value."""
     rrd = repository
-    state = rrd.node_dir / "myLeakEntry" / sibling_directory(LEAK_SERIES) / "myLeakState.rrd"
-    command = README_GRAPH.format(dictionary=rrd.node_dir / "myDictionaryCchMmry.rrd", state=state)
-    arguments = command_arguments(f"--start {rrd.times[0] - 2} --end {rrd.times[-1] + 1} {command}", [], 0, 0)
+    for alias, series in NODE_LEAK_STATES.items():
+        node = rrd.node_dir / f"{alias}.rrd"
+        row = rrd.node_dir / "myLeakEntry" / sibling_directory(series) / "myLeakState.rrd"
+        assert node in rrd.filled and row in rrd.filled, alias
+        values = fetch(node, rrd)
+        assert values == fetch(row, rrd), alias
+        assert sum("nan" not in v for v in values) >= COLLECTIONS - 2, alias
+
+
+def test_readme_graph_is_the_innodb_memory_report(repository, tmp_path):
+    """The README's graph: the generated InnoDB memory report (sizes with their leak state and
+    rate) as OpenNMS renders it, at README size, from the same files."""
+    rrd = repository
+    report = reports(parse_properties((REPO / opennms_graphs.GRAPHS_PATH).read_text()))["mysql.innodbmemory"]
+    files = report_files(rrd, report)
+    assert all(f in rrd.filled for f in files if "Growth" not in f.name)
+    command = f"{COMMAND_PREFIX} --width 560 --height 160 {report['command']}"
+    arguments = command_arguments(command, [str(f) for f in files], rrd.times[0] - 2, rrd.times[-1] + 1)
     target = os.environ.get("MYSQL_SNMP_WRITE_GRAPH")
-    png = (REPO / target) if target else tmp_path / "dictionary-leak.png"
+    png = (REPO / target) if target else tmp_path / "innodb-memory.png"
     png.parent.mkdir(parents=True, exist_ok=True)
     render(arguments, png)

@@ -121,6 +121,14 @@ def test_agent_process_serves_the_leak_table_and_notifies_each_change(server, tm
             assert detected[f".{column('leak_reason_code')}.{INDEX}"] == "INTEGER: 1"
             rate = int(detected[f".{column('leak_growth_bytes_per_hour')}.{INDEX}"].split(": ")[1])
             assert rate > 0 and leaking["leak_growth_bytes_per_hour"] > 0
+            # The node-level copies OpenNMS graphs with the dictionary's size are the row's values
+            # (one Get: one view answers all four).
+            node_state, row_state, node_rate, row_rate = snmpd.get(
+                format_oid(CATALOG.by_name("leak_dictionary_state").snmp.oid) + ".0", f"{column('leak_state')}.{INDEX}",
+                format_oid(CATALOG.by_name("leak_dictionary_growth_bytes_per_hour").snmp.oid) + ".0",
+                f"{column('leak_growth_bytes_per_hour')}.{INDEX}")
+            assert node_state.number == row_state.number == 2
+            assert node_rate.number == row_rate.number > 0
 
             server.execute(*(f"DROP TABLE leak_e2e.t{i}" for i in range(1, created + 1)))
             wait_until(lambda: traps_of(trap_log, CLEARED), what="leakCleared trap")
