@@ -12,7 +12,7 @@ Two kinds of declaration, both projections over parsed values:
 - ``values``: a catalog value served under an upstream name as well
   (``innodb_row_queries_inside`` -> ``mysql_engine_innodb_queries_inside_innodb``).
 - ``named``: values the server names itself, as parsers/ hand them over
-  (``parsers.types.NamedRow``: a key, the labels of its row, a value): every replica
+  (``mysql_snmp.parsers.types.NamedRow``: a key, the labels of its row, a value): every replica
   status column, every INNODB_METRICS counter, every TokuDB status line, the processlist
   groups, USER/CLIENT_STATISTICS columns the catalog does not list.  The key is matched
   as the parser composed it (case kept); a rule may also carry the row's ``labels``,

@@ -6,7 +6,7 @@
   served twice.  The generic families carry the catalog's help where the catalog
   describes that variable.
 - ``value_families``: catalog values upstream serves under a name of its own.
-- ``named_families``: values the server names itself (``parsers.types.NamedRow``: replica
+- ``named_families``: values the server names itself (``mysql_snmp.parsers.types.NamedRow``: replica
   status columns, INNODB_METRICS counters, TokuDB status lines, processlist groups), named
   by ``prometheus_families.named``; ``unlisted_series_families``: the series of a source
   that no catalog entry names (USER_STATISTICS columns newer than the catalog), the same way.
