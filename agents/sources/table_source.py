@@ -61,6 +61,23 @@ class UserstatSource(TableSource):
         return None
 
 
+class WholeUserstatSource(UserstatSource):
+    """A per-account userstat table read whole: every numeric column is a series, and the series
+    also go to the exporter as they are, so the columns no catalog entry names are served too (as
+    upstream serves them)."""
+
+    @staticmethod
+    def series_of(rows):
+        raise NotImplementedError
+
+    def statement(self, server):
+        return f"SELECT * FROM {self.table}"
+
+    def parse(self, rows):
+        series = self.series_of(rows)
+        return SourceResult(series=series, raw={self.name: series})
+
+
 def mysql_only(server, what: str) -> str | None:
     """The reason a MySQL-only table (group replication, 8.0 applier columns) is absent here."""
     if server.flavour == "mariadb":
