@@ -78,14 +78,12 @@ def run(args) -> int:
     from mysql_snmp.agents.catalog import CatalogError, load_catalog
     from mysql_snmp.agents.connection import PASSWORD_ENV, ConfigError
     from mysql_snmp.agents.exporter.app import ExporterApp
-    from mysql_snmp.agents.exporter.flags import config_from_args, ignored_flags, parse_listen_address
+    from mysql_snmp.agents.exporter.flags import config_from_args, parse_listen_address
     from mysql_snmp.agents.exporter.server import serve
     from mysql_snmp.agents.exporter.systemd_socket import SystemdSocketError, systemd_listeners
     from mysql_snmp.agents.exporter.web_config import WebConfigError, load_web_config
 
     config = config_from_args(args)
-    for flag in ignored_flags(args):
-        log.warning("%s: not implemented by this exporter; ignored", flag)
     listeners = None
     try:
         if config.systemd_socket:

@@ -192,8 +192,3 @@ def select(enabled: dict[str, bool], requested: list[str] | None = None) -> tupl
             return filtered
     return chosen
 
-
-# mysqld_exporter collectors not implemented here (none today).  Their flags would be accepted so a
-# command line written for mysqld_exporter starts; the exporter says at start-up which ones it ignores.
-UNSUPPORTED_COLLECTORS: tuple[str, ...] = ()
-UNSUPPORTED_OPTIONS: tuple[str, ...] = ()

@@ -12,7 +12,7 @@ import argparse
 from dataclasses import dataclass
 
 from mysql_snmp.agents.connection import PASSWORD_RULE
-from mysql_snmp.agents.exporter.collectors import COLLECTORS, UNSUPPORTED_COLLECTORS, UNSUPPORTED_OPTIONS, CompatOptions
+from mysql_snmp.agents.exporter.collectors import COLLECTORS, CompatOptions
 from mysql_snmp.agents.exporter.probe_access import ProbeAllowList
 from mysql_snmp.agents.server_regexp import regexp_problem
 from mysql_snmp.agents.sources.options import SourceOptions
@@ -35,8 +35,7 @@ def add_bool_flag(parser: argparse.ArgumentParser, name: str, default: bool, hel
     """``--name``, ``--name=false`` and ``--no-name``, all into one destination."""
     dest = name.replace(".", "_").replace("-", "_")
     state = "on" if default else "off"
-    if help_text != argparse.SUPPRESS:
-        help_text = f"{help_text} (default {state}" + (f"; --no-{name} turns it off)" if default else ")")
+    help_text = f"{help_text} (default {state}" + (f"; --no-{name} turns it off)" if default else ")")
     parser.add_argument(f"--{name}", dest=dest, nargs="?", const=True, default=default, type=parse_bool,
                         metavar="BOOL", help=help_text)
     parser.add_argument(f"--no-{name}", dest=dest, action="store_false", help=argparse.SUPPRESS)
@@ -128,17 +127,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "or MYSQLD_EXPORTER_PASSWORD")
     mysql.add_argument("--exporter.lock_wait_timeout", dest="lock_wait_timeout", type=non_negative_int, default=2,
                        metavar="SECONDS", help="session lock_wait_timeout, so a scrape never holds up DDL (default 2)")
-    mysql.add_argument("--exporter.log_slow_filter", dest="log_slow_filter", nargs="?", const=True, default=False,
-                       type=parse_bool, metavar="BOOL",
-                       help="keep the scrapes out of the slow query log (session log_slow_filter; MariaDB and "
-                            "Percona Server only, no effect on Oracle MySQL)")
+    add_bool_flag(mysql, "exporter.log_slow_filter", False,
+                  "keep the scrapes out of the slow query log (session log_slow_filter; MariaDB and "
+                  "Percona Server only, no effect on Oracle MySQL)")
     mysql.add_argument("--exporter.max-open-conns", dest="max_open_conns", type=int, default=2, metavar="N",
                        help="connections per target (default 2: the persistent one that runs every statement, "
                             "and a short-lived one opened only to KILL QUERY a statement still running at the "
                             "scrape deadline; 1 disables that)")
-    mysql.add_argument("--tls.insecure-skip-verify", dest="tls_insecure_skip_verify", nargs="?", const=True,
-                       default=False, type=parse_bool, metavar="BOOL",
-                       help="do not verify the MySQL server certificate (default off)")
+    add_bool_flag(mysql, "tls.insecure-skip-verify", False, "do not verify the MySQL server certificate")
 
     cost = parser.add_argument_group("cost and safety")
     cost.add_argument("--exporter.min-interval", dest="min_interval", type=float, default=0.0, metavar="SECONDS",
@@ -163,10 +159,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     collectors = parser.add_argument_group("collectors")
     for collector in COLLECTORS:
         add_bool_flag(collectors, f"collect.{collector.name}", collector.default, collector.help)
-    for name in UNSUPPORTED_COLLECTORS:
-        add_bool_flag(collectors, f"collect.{name}", False, argparse.SUPPRESS)
-    for name in UNSUPPORTED_OPTIONS:
-        collectors.add_argument(f"--collect.{name}", dest=f"ignored_{name}", help=argparse.SUPPRESS)
     collectors.add_argument("--collect.heartbeat.database", dest="heartbeat_database", default="heartbeat",
                             metavar="DB", help="database of the pt-heartbeat table (default heartbeat)")
     collectors.add_argument("--collect.heartbeat.table", dest="heartbeat_table", default="heartbeat",
@@ -246,14 +238,6 @@ class ExporterConfig:
     source_options: SourceOptions = SourceOptions()
 
 
-def ignored_flags(args: argparse.Namespace) -> list[str]:
-    """mysqld_exporter flags given on the command line that this exporter does not implement."""
-    flags = [f"--collect.{name}" for name in UNSUPPORTED_COLLECTORS
-             if getattr(args, f"collect_{name}".replace(".", "_"), False)]
-    flags += [f"--collect.{name}" for name in UNSUPPORTED_OPTIONS if getattr(args, f"ignored_{name}", None)]
-    return flags
-
-
 def connection_limits(args: argparse.Namespace) -> ConnectionLimits:
     return ConnectionLimits(max(1, args.web_max_connections), args.web_idle_timeout,
                             args.web_read_header_timeout, args.web_write_timeout)
@@ -265,7 +249,7 @@ def config_from_args(args: argparse.Namespace) -> ExporterConfig:
         listen_addresses=tuple(args.web_listen_address or (DEFAULT_LISTEN,)),
         systemd_socket=args.web_systemd_socket,
         telemetry_path=args.web_telemetry_path,
-        web_config_file=args.web_config_file,
+        web_config_file=args.web_config_file or None,  # mysqld_exporter's default "" means none too
         timeout_offset=args.timeout_offset,
         limits=connection_limits(args),
         my_cnf=args.config_my_cnf or "~/.my.cnf",
@@ -273,7 +257,7 @@ def config_from_args(args: argparse.Namespace) -> ExporterConfig:
         mysqld_address=args.mysqld_address,
         mysqld_username=args.mysqld_username,
         lock_wait_timeout=args.lock_wait_timeout,
-        log_slow_filter=bool(args.log_slow_filter),
+        log_slow_filter=args.exporter_log_slow_filter,
         max_open_conns=max(1, args.max_open_conns),
         tls_insecure_skip_verify=args.tls_insecure_skip_verify,
         min_interval=max(0.0, args.min_interval),

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import re
 import shlex
 import shutil
 import statistics
@@ -35,8 +34,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port  # noqa: E402
+from tests.exporter.go_exporter import GO_EXPORTER, go_flags  # noqa: E402
 
-GO_EXPORTER = "/usr/bin/prometheus-mysqld-exporter"
 UNIT = REPO / "packaging" / "systemd" / "mysql-snmp-exporter.service"
 WARMUP_SCRAPES = 5
 ACCEPT = ("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
@@ -60,17 +59,17 @@ def make_user(server: ThrowawayMariaDB, directory: Path, name: str) -> Path:
 
 
 def every_go_collector() -> list[str]:
-    """The collectors the installed Go exporter lists in --help (kingpin prints it on stderr)."""
-    answer = subprocess.run([GO_EXPORTER, "--help"], capture_output=True, text=True)
-    names = re.findall(r"--collect\.([a-z_.]+)\s", answer.stdout + answer.stderr)
-    return sorted(set(names) - set(GO_BOOLEAN_OPTIONS))
+    """The collectors the installed Go exporter lists in --help."""
+    names = {name.removeprefix("collect.") for name, default in go_flags().items()
+             if default is None and name.startswith("collect.")}
+    return sorted(names - set(GO_BOOLEAN_OPTIONS))
 
 
-def collector_flags(scenario: str, implemented=lambda name: True) -> list[str]:
+def collector_flags(scenario: str) -> list[str]:
     if scenario == "defaults":
         return []
     if scenario == "every":
-        return [f"--collect.{name}" for name in every_go_collector() if implemented(name)]
+        return [f"--collect.{name}" for name in every_go_collector()]
     return [f"--collect.{name}" for name in COLLECTORS] + [f"--no-collect.{name}" for name in OTHER_DEFAULTS]
 
 
@@ -80,14 +79,12 @@ def go_command(my_cnf: Path, port: int, scenario: str) -> list[str]:
 
 
 def our_command(my_cnf: Path, port: int, scenario: str) -> list[str]:
-    from mysql_snmp.agents.exporter.collectors import UNSUPPORTED_COLLECTORS
-
     # The leak detector runs (it is on by default) but keeps its history next to my_cnf,
     # not in /var/lib/mysql-snmp.
     command = [sys.executable, "-m", "mysql_snmp.agents.cli", "--log-level=warning", "exporter",
                f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}",
                f"--exporter.leak-state-file={my_cnf.with_name('leak-state.json')}"]
-    command += collector_flags(scenario, lambda name: name not in UNSUPPORTED_COLLECTORS)
+    command += collector_flags(scenario)
     if scenario != "defaults":
         command.append("--no-collect.host")
     return command

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import ssl
 import subprocess
 import sys
@@ -14,11 +15,12 @@ import pytest
 
 from mysql_snmp.agents.connection import ConfigError, ConnectionSettings
 from mysql_snmp.agents.exporter import collectors
-from mysql_snmp.agents.exporter.flags import add_arguments, config_from_args, ignored_flags, parse_listen_address
+from mysql_snmp.agents.exporter.flags import add_arguments, config_from_args, parse_listen_address
 from mysql_snmp.agents.exporter.probe_access import ProbeAllowList, ProbeRefused
 from mysql_snmp.agents.exporter.settings import apply_address, default_settings, probe_settings, without_certificate_check
 from mysql_snmp.agents.exporter.web_config import BasicAuthVerifier, WebConfigError, load_web_config, parse_web_config
 from mysql_snmp.agents.sources.options import SourceOptions
+from tests.exporter.go_exporter import GO_EXPORTER, go_default_scrapers, go_flags
 
 
 def parse_args(*argv: str) -> argparse.Namespace:
@@ -60,14 +62,63 @@ def test_go_style_flags():
     assert config.min_interval == 5.0
 
 
-def test_every_mysqld_exporter_flag_is_implemented():
-    args = parse_args("--collect.engine_tokudb_status", "--collect.info_schema.tables.databases=*",
-                      "--no-collect.info_schema.innodb_cmp", "--exporter.log_slow_filter")
-    # --exporter.log_slow_filter is implemented (session log_slow_filter), engine_tokudb_status too.
-    assert ignored_flags(args) == []
-    config = config_from_args(args)
-    assert config.enabled["engine_tokudb_status"] and not config.enabled["info_schema.innodb_cmp"]
-    assert not config_from_args(parse_args()).enabled["engine_tokudb_status"]  # off by default, as upstream
+# Go's printed defaults that are spelled otherwise here, with why the meaning is the same.
+SAME_DEFAULT_SPELLED_OTHERWISE = {
+    "config.my-cnf": "Go prints ~/.my.cnf expanded for whoever ran --help; ours keeps ~/.my.cnf, expanded at start",
+    "log.level": "unset, ours follows mysql-snmp --log-level, whose default is info",
+}
+# Collectors whose default differs from mysqld_exporter's on purpose (the README's collector table says so).
+DEFAULT_DIFFERS_ON_PURPOSE = {"engine_innodb_status"}
+
+
+def visible_options() -> set[str]:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return {option for action in parser._actions if action.help != argparse.SUPPRESS
+            for option in action.option_strings}
+
+
+@pytest.fixture(scope="module")
+def go_exporter_flags() -> dict[str, str | None]:
+    if shutil.which(GO_EXPORTER) is None:
+        pytest.skip(f"{GO_EXPORTER} not installed (apt-get install prometheus-mysqld-exporter)")
+    return go_flags()
+
+
+def test_every_mysqld_exporter_flag_is_accepted_with_its_meaning(go_exporter_flags):
+    assert len(go_exporter_flags) > 50 and "collect.engine_tokudb_status" in go_exporter_flags
+    documented = visible_options()
+    defaults = parse_args()
+    for name, go_default in go_exporter_flags.items():
+        assert f"--{name}" in documented, name
+        if go_default is None:  # a boolean: every kingpin spelling, and on and off reach the config apart
+            on, off = parse_args(f"--{name}"), parse_args(f"--no-{name}")
+            assert parse_args(f"--{name}=true") == on and parse_args(f"--{name}=false") == off, name
+            assert config_from_args(on) != config_from_args(off), name
+            collector = name.removeprefix("collect.")
+            if collector in collectors.BY_NAME:
+                assert config_from_args(on).enabled[collector] and not config_from_args(off).enabled[collector]
+        elif name not in SAME_DEFAULT_SPELLED_OTHERWISE:  # Go's default given explicitly changes nothing
+            given = parse_args(f"--{name}={go_default}")
+            assert config_from_args(given) == config_from_args(defaults), name
+            if name.startswith("log."):  # read from the arguments, not the config
+                assert vars(given) == vars(defaults), name
+    assert parse("--config.my-cnf=/root/.my.cnf").my_cnf == "/root/.my.cnf"
+    assert parse().my_cnf == "~/.my.cnf"
+
+
+def test_default_collectors_are_mysqld_exporters(go_exporter_flags, tmp_path):
+    my_cnf = tmp_path / "my.cnf"
+    my_cnf.write_text("[client]\nuser=exporter\npassword=unused\n")  # it refuses to start without; nothing connects
+    theirs = go_default_scrapers(my_cnf)
+    assert {"global_status", "global_variables", "slave_status"} <= theirs
+    go_collectors = {name.removeprefix("collect.") for name, default in go_exporter_flags.items()
+                     if default is None and name.removeprefix("collect.") in collectors.BY_NAME}
+    assert len(go_collectors) >= 30
+    ours = {name for name, enabled in parse().enabled.items() if enabled and name in go_collectors}
+    assert ours - theirs == DEFAULT_DIFFERS_ON_PURPOSE and theirs <= ours
+    config = config_from_args(parse_args())
+    assert not config.enabled["engine_tokudb_status"]  # off by default, as upstream
 
 
 def test_collector_options_reach_the_sources():

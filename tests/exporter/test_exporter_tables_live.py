@@ -3,7 +3,6 @@ query_response_time): each family against what SQL says, and beside Debian's Go 
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,14 +11,13 @@ import pytest
 import yaml
 from exporter_harness import Scrape, running_exporter, scrape_go_exporter
 
-from mysql_snmp.agents.exporter.collectors import UNSUPPORTED_COLLECTORS
 from mysql_snmp.agents.catalog import CATALOG_PATH, load_catalog, parse_catalog
 from mysql_snmp.agents.throwaway import ThrowawayMariaDB
+from tests.exporter.go_exporter import GO_EXPORTER, go_flags
 from tests.support import create_monitoring_user
 
 pytestmark = pytest.mark.live
 
-GO_EXPORTER = "/usr/bin/prometheus-mysqld-exporter"
 # Reads every table a collector needs (mysql.user, sys, performance_schema, information_schema).
 READ_ALL_GRANTS = ("GRANT SELECT, PROCESS, REPLICATION CLIENT, SLAVE MONITOR ON *.* TO {user}",)
 TABLE_COLLECTORS = (
@@ -394,13 +392,9 @@ def test_tokudb_absent_is_skipped_once_with_the_servers_reason(mariadb, make_mon
 
 
 def go_collector_flags() -> list[str]:
-    """Every collector flag of the installed Go exporter (boolean --collect.X, as its --help lists them)."""
-    answer = subprocess.run([GO_EXPORTER, "--help"], capture_output=True, text=True)
-    text = answer.stdout + answer.stderr  # kingpin prints its help on stderr
-    names = sorted(set(re.findall(r"--\[no-\]collect\.([a-z_.]+)\s", text))
-                   | set(re.findall(r"--collect\.([a-z_.]+)\s", text)))
-    # Options with values (--collect.X=...) are printed with "=": those are not collectors.
-    return [name for name in names if f"--collect.{name}=" not in text]
+    """Every boolean --collect.X flag of the installed Go exporter: its collectors and on/off options."""
+    return sorted(name.removeprefix("collect.") for name, default in go_flags().items()
+                  if default is None and name.startswith("collect."))
 
 
 # Families the Go exporter serves that we do not, by name prefix, and why (none may appear without a reason).
@@ -416,10 +410,9 @@ def test_every_family_the_go_exporter_serves_is_served(workload, reader):
     collectors = go_collector_flags()
     assert len(collectors) >= 30, collectors
     assert "mysql.user.privileges" in collectors  # a boolean option, listed with the collectors
-    go_flags = [f"--collect.{name}" for name in collectors]
-    theirs = scrape_go_exporter(GO_EXPORTER, reader.my_cnf, go_flags)
-    ours_flags = [flag for flag in go_flags if flag[len("--collect."):] not in UNSUPPORTED_COLLECTORS]
-    with running_exporter(f"--config.my-cnf={reader.my_cnf}", "--no-collect.host", *ours_flags) as exporter:
+    flags = [f"--collect.{name}" for name in collectors]
+    theirs = scrape_go_exporter(GO_EXPORTER, reader.my_cnf, flags)
+    with running_exporter(f"--config.my-cnf={reader.my_cnf}", "--no-collect.host", *flags) as exporter:
         ours = exporter.scrape()
     own = ("mysql_exporter_", "go_", "process_", "promhttp_")
     served = [name for name in theirs.types if name.startswith("mysql_") and not name.startswith(own)]
