@@ -15,13 +15,11 @@ import threading
 import time
 from collections import OrderedDict
 
-from prometheus_client.exposition import choose_encoder
-
 from mysql_snmp.agents.catalog import Catalog
 from mysql_snmp.agents.connection import ConfigError, ConnectionSettings
 from mysql_snmp.agents.exporter.collect_params import CollectParams
 from mysql_snmp.agents.exporter.collectors import COLLECTORS, ExporterCollector, select
-from mysql_snmp.agents.exporter.encoding import encode
+from mysql_snmp.agents.exporter.encoding import encode_as, negotiate
 from mysql_snmp.agents.exporter.exposition import collection_self_families, request_self_families, server_families
 from mysql_snmp.agents.exporter.flags import ExporterConfig
 from mysql_snmp.agents.exporter.own_metrics import build_info, process_families
@@ -171,7 +169,8 @@ class ExporterApp:
         outcome = target.scrape(collectors, self.deadline(timeout_header))
         counters = target.counters_now()
         own_target = target is self._default  # the exporter's own process and build, as upstream
-        content_type = choose_encoder(accept or "")[1]
+        chosen = negotiate(accept)
+        content_type = chosen.content_type
         labels = tuple(c.label for c in collectors)
         record = outcome.record
 
@@ -179,7 +178,7 @@ class ExporterApp:
             families = collection_self_families(outcome, counters)
             if own_target:
                 families.append(build_info())
-            return encode(families, accept, None, final=False)[0]
+            return encode_as(families, chosen, None, final=False)
 
         head = target.heads.get(record, (labels, counters.version), content_type, collection_head)
         request = request_self_families(counters, self.catalog)
@@ -188,7 +187,7 @@ class ExporterApp:
             request.extend(self.collect_params.families())
         server = None
         if record is not None and record.snapshot.up:
-            server = target.bodies.get(record, labels, content_type, lambda: encode(
-                server_families(outcome, self.catalog, self.config.compat, target.interner), accept,
-                target.interner, final=False)[0])
-        return scrape_body(head, request, server, accept, gzip)
+            server = target.bodies.get(record, labels, content_type, lambda: encode_as(
+                server_families(outcome, self.catalog, self.config.compat, target.interner), chosen,
+                target.interner, final=False))
+        return scrape_body(head, request, server, chosen, gzip)

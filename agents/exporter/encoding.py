@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping
 
 from prometheus_client.core import Metric
@@ -205,14 +206,36 @@ def _all_names_legacy(family: Metric) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class Negotiated:
+    """The exposition format one request's Accept header chose, worked out once per request."""
+
+    encoder: Callable
+    content_type: str
+    plain_form: tuple[str, str] | None  # agents/exporter/sample_lines.py writes plain families in it
+    legacy_twin: Callable | None  # _identity_escaping_twin()
+
+
+def negotiate(accept_header: str | None) -> Negotiated:
+    encoder, content_type = choose_encoder(accept_header or "")
+    return Negotiated(encoder, content_type, plain_format(encoder), _identity_escaping_twin(encoder))
+
+
 def encode(families: Iterable[Metric], accept_header: str | None,
            interner: FamilyInterner | None = None, final: bool = True) -> tuple[bytes, str]:
-    """The exposition of ``families`` in the format the Accept header negotiates (``final``: with
-    OpenMetrics' closing ``# EOF``; without, for a body that more families follow)."""
+    """(exposition, content type) of ``families`` in the format the Accept header negotiates."""
+    chosen = negotiate(accept_header)
+    return encode_as(families, chosen, interner, final), chosen.content_type
+
+
+def encode_as(families: Iterable[Metric], chosen: Negotiated,
+              interner: FamilyInterner | None = None, final: bool = True) -> bytes:
+    """The exposition of ``families`` in the ``chosen`` format (``final``: with OpenMetrics'
+    closing ``# EOF``; without, for a body that more families follow)."""
     interner = interner if interner is not None else _NO_INTERNER  # an empty one is falsy (__len__)
-    negotiated, content_type = choose_encoder(accept_header or "")
-    form = plain_format(negotiated)
-    twin = _identity_escaping_twin(negotiated)
+    negotiated, content_type = chosen.encoder, chosen.content_type
+    form = chosen.plain_form
+    twin = chosen.legacy_twin
     chunks: list[bytes] = []
     pending: list[Metric] = []
     pending_encoder = negotiated
@@ -247,7 +270,7 @@ def encode(families: Iterable[Metric], accept_header: str | None,
     flush()
     if final and content_type.startswith("application/openmetrics-text"):
         chunks.append(_OPENMETRICS_EOF)
-    return b"".join(chunks), content_type
+    return b"".join(chunks)
 
 
 _NO_INTERNER = FamilyInterner(generation_size=0)

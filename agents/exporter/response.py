@@ -34,7 +34,7 @@ from collections import OrderedDict
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-from mysql_snmp.agents.exporter.encoding import encode
+from mysql_snmp.agents.exporter.encoding import Negotiated, encode_as
 
 GZIP_LEVEL = 1  # scrapes are frequent and bodies compress ~10x even at the fastest level
 _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"  # deflate, no name, no mtime, unknown OS
@@ -122,11 +122,11 @@ class SharedBodies:
 
 
 def scrape_body(collection_head: EncodedPart, request_families: list, server: EncodedPart | None,
-                accept: str | None, gzip: bool) -> tuple[bytes, str]:
+                chosen: Negotiated, gzip: bool) -> tuple[bytes, str]:
     """(body, content type): the shared server part and collection head, then the request's own
     families encoded now."""
     shared = ([server] if server is not None else []) + [collection_head]
-    own, content_type = encode(request_families, accept, None, final=True)
+    own, content_type = encode_as(request_families, chosen, None, final=True), chosen.content_type
     if not gzip:
         return b"".join([part.body for part in shared] + [own]), content_type
     streams, crc, size = [], None, len(own)

@@ -11,9 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-from mysql_snmp.agents.exporter.encoding import encode
+from mysql_snmp.agents.exporter.encoding import encode, negotiate
 from mysql_snmp.agents.exporter.response import SharedBodies, scrape_body
-from tests.exporter.exporter_harness import PROMETHEUS_ACCEPT
+from tests.exporter.exporter_harness import PROMETHEUS_ACCEPT, running_exporter
 
 OPENMETRICS = PROMETHEUS_ACCEPT
 
@@ -51,7 +51,8 @@ def test_the_two_parts_give_the_same_body_as_encoding_everything_at_once(accept,
     bodies = SharedBodies()
     content_type = encode([], accept)[1]
     server = bodies.get(record, ("c",), content_type, lambda: encode(server_families(), accept, final=False)[0])
-    body, got_type = scrape_body(collection_head(record, accept), request_families(3), server, accept, compressed)
+    body, got_type = scrape_body(collection_head(record, accept), request_families(3), server, negotiate(accept),
+                                 compressed)
     expected, expected_type = encode(server_families() + head_families(3), accept)
     assert got_type == expected_type
     if compressed:
@@ -68,7 +69,8 @@ def test_the_two_parts_give_the_same_body_as_encoding_everything_at_once(accept,
 
 @pytest.mark.parametrize("compressed", [False, True])
 def test_without_a_server_part_the_head_is_the_whole_body(compressed):
-    body, _ = scrape_body(collection_head(object(), OPENMETRICS), request_families(1), None, OPENMETRICS, compressed)
+    body, _ = scrape_body(collection_head(object(), OPENMETRICS), request_families(1), None, negotiate(OPENMETRICS),
+                        compressed)
     expected, _ = encode(head_families(1), OPENMETRICS)
     assert (gzip.decompress(body) if compressed else body) == expected
 
@@ -122,8 +124,8 @@ def test_each_scrape_has_its_own_head():
     first = SharedBodies().get(record, ("c",), "text/plain", lambda: encode(server_families(), None)[0])
     # Each scrape's own head still differs: the shared part does not freeze the counters.
     head = collection_head(record, None)
-    one, _ = scrape_body(head, request_families(1), first, None, False)
-    two, _ = scrape_body(head, request_families(2), first, None, False)
+    one, _ = scrape_body(head, request_families(1), first, negotiate(None), False)
+    two, _ = scrape_body(head, request_families(2), first, negotiate(None), False)
     assert b"mysql_exporter_scrapes_total 1.0" in one and b"mysql_exporter_scrapes_total 2.0" in two
 
 
@@ -169,3 +171,27 @@ def test_a_shared_part_is_deflated_and_checksummed_once_and_never_ends_the_strea
     assert crc == zlib.crc32(b"y 2\n")
     stream = zlib.decompressobj(-zlib.MAX_WBITS)
     assert stream.decompress(deflated) == b"y 2\n" and not stream.eof
+
+
+def test_a_request_negotiates_its_format_once(tmp_path, monkeypatch):
+    """The Accept header is negotiated once per request, and every part is encoded in that format
+    (the server here is down: the collection head and the request's own part are encoded)."""
+    from mysql_snmp.agents.exporter import encoding
+
+    my_cnf = tmp_path / "my.cnf"
+    my_cnf.write_text("[client]\nhost = 127.0.0.1\nport = 1\nuser = monitor\n")  # nothing listens on port 1
+    my_cnf.chmod(0o600)
+    negotiated = []
+    prometheus_clients = encoding.choose_encoder
+
+    def counted(accept):
+        negotiated.append(accept)
+        return prometheus_clients(accept)
+
+    monkeypatch.setattr(encoding, "choose_encoder", counted)
+    with running_exporter(f"--config.my-cnf={my_cnf}", "--no-exporter.leak-detector", "--no-collect.host") as exporter:
+        for scrape in range(1, 3):
+            status, body, headers = exporter.get(headers={"Accept": OPENMETRICS})
+            assert status == 200 and negotiated == [OPENMETRICS] * scrape
+            assert headers["Content-Type"].startswith("application/openmetrics-text")
+            assert "mysql_up 0.0\n" in body and body.endswith("# EOF\n") and body.count("# EOF") == 1
