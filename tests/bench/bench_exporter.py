@@ -33,6 +33,7 @@ import psutil
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
+from mysql_snmp.agents.netsnmp_sandbox import stop_process  # noqa: E402
 from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port  # noqa: E402
 from tests.exporter.go_exporter import GO_EXPORTER, go_flags  # noqa: E402
 
@@ -158,12 +159,7 @@ class Exporter:
 
     def stop(self) -> None:
         self.connection.close()
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
 
 
 def run(exporters: list[Exporter], server: ThrowawayMariaDB, scrapes: int, warmup: int = WARMUP_SCRAPES) -> list[dict]:

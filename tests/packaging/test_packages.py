@@ -17,7 +17,6 @@ import pwd
 import re
 import shlex
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -28,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from mysql_snmp.agents.catalog import format_oid, load_catalog
-from mysql_snmp.agents.netsnmp_sandbox import missing_net_snmp_tools, net_snmp_tool, parse_output
+from mysql_snmp.agents.netsnmp_sandbox import missing_net_snmp_tools, net_snmp_tool, parse_output, stop_process
 from mysql_snmp.agents.throwaway import free_loopback_port
 from tests.support import create_monitoring_user
 
@@ -138,17 +137,6 @@ def as_service_user(command: list[str], log: Path) -> subprocess.Popen:
         return subprocess.Popen(["setpriv", f"--reuid={SERVICE_USER}", f"--regid={SERVICE_USER}", "--init-groups",
                                  "--no-new-privs", "--", *command], stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, cwd="/", env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
-
-
-def stop(process: subprocess.Popen) -> int:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    return process.returncode
 
 
 def wait_for(predicate, what: str, timeout: float = 30.0):
@@ -276,13 +264,13 @@ def test_installed_deb_serves_snmp_and_prometheus_then_purges_clean(packages, pa
         assert served and float(served.group(1)) == key_buffer_size
 
         # SIGTERM (systemctl stop): a clean exit, the leak history saved in each StateDirectory.
-        assert stop(agentx) == 0, agentx_log.read_text()[-3000:]
-        assert stop(exporter) == 0, exporter_log.read_text()[-3000:]
+        assert stop_process(agentx, grace=20) == 0, agentx_log.read_text()[-3000:]
+        assert stop_process(exporter, grace=20) == 0, exporter_log.read_text()[-3000:]
         for agent in ("agentx", "exporter"):
             assert Path(f"/var/lib/mysql-snmp/{agent}/leak-state.json").stat().st_size > 0
     finally:
         for process in processes:
-            stop(process)
+            stop_process(process, grace=20)
         # README: sudo apt-get purge mysql-snmp
         purge = subprocess.run([*apt, "purge", "mysql-snmp"], capture_output=True, text=True, env=env, timeout=600)
     assert purge.returncode == 0, purge.stderr
