@@ -16,14 +16,31 @@ _KINGPIN_FLAGS = {"help", "help-long", "help-man", "version"}
 _FLAG_LINE = re.compile(r"^\s+(?:-\w, )?--(?:\[no-\])?([a-z][\w.-]*)(=\S*)?", re.MULTILINE)
 
 
+def _go_help_text() -> str:
+    answer = subprocess.run([GO_EXPORTER, "--help"], capture_output=True, text=True, timeout=30)
+    return answer.stdout + answer.stderr  # kingpin prints its help on stderr
+
+
 def go_flags() -> dict[str, str | None]:
     """Every flag of the installed Go exporter's --help: name -> its default as printed (quotes
     removed), None for a boolean (kingpin prints no default for those; it accepts --name, --no-name
     and --name=true|false)."""
-    answer = subprocess.run([GO_EXPORTER, "--help"], capture_output=True, text=True, timeout=30)
-    text = answer.stdout + answer.stderr  # kingpin prints its help on stderr
     return {name: value[1:].strip('"') if value else None
-            for name, value in _FLAG_LINE.findall(text) if name not in _KINGPIN_FLAGS}
+            for name, value in _FLAG_LINE.findall(_go_help_text()) if name not in _KINGPIN_FLAGS}
+
+
+def go_flag_help() -> dict[str, str]:
+    """Each flag's description in the Go exporter's --help, its wrapped lines joined by one space."""
+    descriptions: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in _go_help_text().splitlines():
+        flag = _FLAG_LINE.match(line)
+        if flag:
+            current = descriptions.setdefault(flag.group(1), [])
+            line = line[flag.end():]
+        current.append(line.strip())
+    return {name: " ".join(" ".join(words).split()) for name, words in descriptions.items()
+            if name not in _KINGPIN_FLAGS}
 
 
 def go_default_scrapers(my_cnf: Path, timeout: float = 10.0) -> set[str]:

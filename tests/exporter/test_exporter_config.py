@@ -20,7 +20,7 @@ from mysql_snmp.agents.exporter.probe_access import ProbeAllowList, ProbeRefused
 from mysql_snmp.agents.exporter.settings import apply_address, default_settings, probe_settings, without_certificate_check
 from mysql_snmp.agents.exporter.web_config import BasicAuthVerifier, WebConfigError, load_web_config, parse_web_config
 from mysql_snmp.agents.sources.options import SourceOptions
-from tests.exporter.go_exporter import GO_EXPORTER, go_default_scrapers, go_flags
+from tests.exporter.go_exporter import GO_EXPORTER, go_default_scrapers, go_flag_help, go_flags
 
 
 def parse_args(*argv: str) -> argparse.Namespace:
@@ -71,10 +71,11 @@ SAME_DEFAULT_SPELLED_OTHERWISE = {
 DEFAULT_DIFFERS_ON_PURPOSE = {"engine_innodb_status"}
 
 
-def visible_options() -> set[str]:
+def visible_options() -> dict[str, str]:
+    """Our documented options: option -> its --help text."""
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    return {option for action in parser._actions if action.help != argparse.SUPPRESS
+    return {option: action.help for action in parser._actions if action.help != argparse.SUPPRESS
             for option in action.option_strings}
 
 
@@ -105,6 +106,16 @@ def test_every_mysqld_exporter_flag_is_accepted_with_its_meaning(go_exporter_fla
                 assert vars(given) == vars(defaults), name
     assert parse("--config.my-cnf=/root/.my.cnf").my_cnf == "/root/.my.cnf"
     assert parse().my_cnf == "~/.my.cnf"
+
+
+def test_help_is_written_here_not_copied(go_exporter_flags):
+    """Flag names and defaults carry over from mysqld_exporter; its help sentences do not."""
+    theirs = go_flag_help()
+    ours = visible_options()
+    assert set(theirs) == set(go_exporter_flags)
+    for name, go_text in theirs.items():
+        assert len(go_text) > 10, name
+        assert go_text.lower() not in ours[f"--{name}"].lower(), name
 
 
 def test_default_collectors_are_mysqld_exporters(go_exporter_flags, tmp_path):
