@@ -64,4 +64,5 @@ def go_default_scrapers(my_cnf: Path, timeout: float = 10.0) -> set[str]:
         watchdog.cancel()
         process.terminate()
         process.wait()
+        process.stderr.close()
     return enabled

@@ -69,6 +69,15 @@ SAME_DEFAULT_SPELLED_OTHERWISE = {
 }
 # Collectors whose default differs from mysqld_exporter's on purpose (the README's collector table says so).
 DEFAULT_DIFFERS_ON_PURPOSE = {"engine_innodb_status"}
+# The defaults of mysqld_exporter 0.14's boolean options, which its --help does not print (from its
+# source: collector/exporter.go, heartbeat.go, info_schema_processlist.go, mysql_user.go, mysqld_exporter.go
+# and exporter-toolkit's web flags).
+GO_BOOLEAN_OPTION_DEFAULTS = {
+    "exporter.log_slow_filter": False, "collect.heartbeat.utc": False, "collect.mysql.user.privileges": False,
+    "collect.info_schema.processlist.processes_by_user": True,
+    "collect.info_schema.processlist.processes_by_host": True,
+    "tls.insecure-skip-verify": False, "web.systemd-socket": False,
+}
 
 
 def visible_options() -> dict[str, str]:
@@ -99,6 +108,9 @@ def test_every_mysqld_exporter_flag_is_accepted_with_its_meaning(go_exporter_fla
             collector = name.removeprefix("collect.")
             if collector in collectors.BY_NAME:
                 assert config_from_args(on).enabled[collector] and not config_from_args(off).enabled[collector]
+            else:
+                go_default = parse_args(f"--{name}") if GO_BOOLEAN_OPTION_DEFAULTS[name] else off
+                assert config_from_args(go_default) == config_from_args(defaults), name
         elif name not in SAME_DEFAULT_SPELLED_OTHERWISE:  # Go's default given explicitly changes nothing
             given = parse_args(f"--{name}={go_default}")
             assert config_from_args(given) == config_from_args(defaults), name
