@@ -75,6 +75,9 @@ def _configure_logging(args) -> None:
 
 def run(args) -> int:
     _configure_logging(args)
+    from mysql_snmp.agents.exporter.allocator import tune_malloc
+
+    tune_malloc()  # before the first thread starts
     from mysql_snmp.agents.catalog import CatalogError, load_catalog
     from mysql_snmp.agents.connection import PASSWORD_ENV, ConfigError
     from mysql_snmp.agents.exporter.app import ExporterApp
