@@ -181,7 +181,7 @@ class ExporterApp:
                 families.append(build_info())
             return encode(families, accept, None, final=False)[0]
 
-        head = target.heads.get(record, (labels, counters.version), content_type, collection_head)
+        head = target.heads.get(record, labels, content_type, collection_head, revision=counters.version)
         request = request_self_families(counters, self.catalog)
         if own_target:
             request.extend(process_families())
