@@ -102,7 +102,7 @@ def format_oid(oid: Iterable[int]) -> str:
     return ".".join(str(p) for p in oid)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LegacySnmp:
     """One of the 160 objects of the original mysql-snmp MIB (instance .0 under legacy_root)."""
 
@@ -117,7 +117,7 @@ class LegacySnmp:
     fallback: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SnmpSpec:
     name: str
     type: str
@@ -130,7 +130,7 @@ class SnmpSpec:
     opennms_alias: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PrometheusSpec:
     name: str
     type: str
@@ -142,7 +142,7 @@ class PrometheusSpec:
     labels: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Source:
     kind: str  # one of SOURCES (YAML key "from")
     key: str | None = None
@@ -154,7 +154,7 @@ class Source:
     row: tuple[tuple[tuple[str, str], ...], ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Metric:
     name: str
     help: str
@@ -166,7 +166,7 @@ class Metric:
     prometheus: PrometheusSpec | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Table:
     """A conceptual SNMP table: rows are label sets, columns are catalog metrics."""
 

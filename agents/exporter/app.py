@@ -180,7 +180,7 @@ class ExporterApp:
                 families.append(build_info())
             return encode_as(families, chosen, None, final=False)
 
-        head = target.heads.get(record, (labels, counters.version), content_type, collection_head)
+        head = target.heads.get(record, labels, content_type, collection_head, revision=counters.version)
         request = request_self_families(counters, self.catalog)
         if own_target:
             request.extend(process_families())

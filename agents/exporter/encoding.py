@@ -133,6 +133,12 @@ class FamilyInterner:
         previous = self._previous.get(key)
         if previous is not None and previous[0] == inputs:
             self._touch(previous[1])
+            if previous[0] is not inputs:
+                # Keep the equal inputs of this scrape, not the older ones: the older snapshot's
+                # rows are then freed instead of held twice (0.4 MB RSS with every collector).
+                with self._lock:
+                    if self._previous.get(key) is previous:
+                        self._previous[key] = (inputs, previous[1])
             return previous[1]
         families = build()
         with self._lock:

@@ -51,6 +51,7 @@ class EncodedPart:
 
     owner: object  # the CollectionRecord: kept so its id() in the key cannot be reused meanwhile
     body: bytes
+    revision: object = None  # what else the part was built from (the collection head's counters version)
     _gzip: tuple[bytes, int] | None = field(default=None, repr=False)
     _deflating: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -82,14 +83,17 @@ class SharedBodies:
     def __len__(self) -> int:
         return len(self._parts)
 
-    def get(self, record, collectors: tuple, content_type: str, build) -> EncodedPart:
-        """The part for this collection, collectors and content type; ``build()`` gives its bytes."""
+    def get(self, record, collectors: tuple, content_type: str, build, revision: object = None) -> EncodedPart:
+        """The part for this collection, collectors and content type; ``build()`` gives its bytes.
+
+        ``revision``: what else the bytes depend on, newer replacing older like a newer collection
+        (in the key it would keep up to ``limit`` stale parts, each holding its collection)."""
         key = (collectors, content_type)
         # A part being built holds its record, so the id() in this key is still that record's.
-        building = (id(record), collectors, content_type)
+        building = (id(record), revision, collectors, content_type)
         with self._lock:
             part = self._parts.get(key)
-            if part is not None and part.owner is record:
+            if part is not None and part.owner is record and part.revision == revision:
                 self._parts.move_to_end(key)
                 return part
             pending = self._building.get(building)
@@ -103,7 +107,7 @@ class SharedBodies:
             return pending.result()
         # Built outside the lock: requests for other collections are not held up meanwhile.
         try:
-            part = EncodedPart(record, build())
+            part = EncodedPart(record, build(), revision)
         except BaseException as exc:
             with self._lock:
                 del self._building[building]

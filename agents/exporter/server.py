@@ -25,6 +25,7 @@ from typing import Sequence
 from urllib.parse import parse_qs, urlsplit
 
 from mysql_snmp.agents.connection import ConfigError
+from mysql_snmp.agents.exporter.allocator import release_free_memory
 from mysql_snmp.agents.exporter.app import SCRAPE_TIMEOUT_HEADER, ExporterApp
 from mysql_snmp.agents.exporter.connection_limit import LISTEN_BACKLOG, ConnectionSlots, DeadlineReader, reject
 from mysql_snmp.agents.exporter.flags import parse_listen_address
@@ -159,6 +160,7 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
         body, content_type = self.app.scrape(target, requested, self.headers.get(SCRAPE_TIMEOUT_HEADER),
                                              self.headers.get("Accept"), compressed)
         self._send(200, body, content_type, {"Content-Encoding": "gzip"} if compressed else {})
+        release_free_memory()
 
 
 class _Server(ThreadingHTTPServer):

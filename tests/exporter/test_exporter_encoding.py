@@ -116,6 +116,35 @@ def test_interner_keeps_one_scrape_and_the_previous_ones_changes():
     assert all(a is b for a, b in zip(first, global_status(steady, interner)))
 
 
+def test_reuse_keeps_the_newest_equal_inputs_so_older_rows_are_freed():
+    import gc
+    import weakref
+
+    from prometheus_client.core import GaugeMetricFamily
+
+    class Rows(dict):  # a dict that can be watched with a weak reference
+        pass
+
+    interner, builds = FamilyInterner(), []
+
+    def build():
+        family = GaugeMetricFamily("mysql_rows", "Rows.", labels=["table"])
+        family.add_metric(["t"], 1)
+        builds.append(family)
+        return [family]
+
+    older = Rows(t=1)
+    first = interner.reuse("mysql_rows", older, build)
+    newer = Rows(t=1)
+    assert interner.reuse("mysql_rows", newer, build) is first and len(builds) == 1
+    watched = weakref.ref(older)
+    del older
+    gc.collect()
+    assert watched() is None  # the interner compares against the newer copy from now on
+    assert interner.reuse("mysql_rows", Rows(t=1), build) is first
+    assert interner.reuse("mysql_rows", Rows(t=2), build) is not first and len(builds) == 2
+
+
 def test_names_needing_escapes_still_get_the_negotiated_escaping():
     from prometheus_client.core import GaugeMetricFamily
 

@@ -26,8 +26,9 @@ RECORDING_MAIN = ("import atexit, sys\n"
                   "from mysql_snmp.agents.cli import main\n"
                   "sys.exit(main(sys.argv[2:]))\n")
 # Top-level modules (with their submodules) an exporter never needs: the SNMP side, the agentx
-# command's event loop, PyYAML when no YAML file says anything, the command line's typo hints.
-NEVER = ("pysnmp", "yaml", "asyncio", "difflib")
+# command's event loop, PyYAML when no YAML file says anything, the command line's typo hints,
+# importlib.metadata's zip and CSV readers for a version string.
+NEVER = ("pysnmp", "yaml", "asyncio", "difflib", "importlib.metadata", "zipfile", "csv")
 NEVER_OURS = ("mysql_snmp.agents.agentx", "mysql_snmp.agents.generate", "mysql_snmp.agents.commands.agentx",
               "mysql_snmp.agents.commands.leak", "mysql_snmp.agents.commands.generate",
               "mysql_snmp.agents.leak.replay",

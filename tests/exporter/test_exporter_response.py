@@ -119,6 +119,34 @@ def test_a_newer_collection_replaces_the_older_ones_part():
     assert bodies.get(newer, ("c",), "text/plain", build) is not first and len(builds) == 2
 
 
+def test_a_newer_revision_replaces_the_part_and_frees_the_collections_it_held():
+    """A collection head is rebuilt when the counters move (a new revision), every scrape: the
+    part it replaces goes, with the collection it held, instead of filling the cache."""
+    import gc
+    import weakref
+
+    class Record:  # a collection record that can be watched with a weak reference
+        pass
+
+    heads, builds = SharedBodies(), []
+
+    def build(text):
+        builds.append(text)
+        return text.encode()
+
+    records = [Record() for _ in range(12)]
+    watched = [weakref.ref(record) for record in records]
+    for version, record in enumerate(records):
+        part = heads.get(record, ("c",), "text/plain", lambda: build(f"up {version}\n"), revision=version)
+        assert part.body == f"up {version}\n".encode()
+        assert heads.get(record, ("c",), "text/plain", lambda: build("again"), revision=version) is part
+    assert len(heads) == 1 and "again" not in builds
+    assert heads.get(records[-1], ("c",), "text/plain", lambda: build("up 12\n"), revision=12).body == b"up 12\n"
+    del records, part
+    gc.collect()
+    assert [ref() is None for ref in watched] == [True] * 11 + [False]
+
+
 def test_each_scrape_has_its_own_head():
     record = object()
     first = SharedBodies().get(record, ("c",), "text/plain", lambda: encode(server_families(), None)[0])
