@@ -8,6 +8,8 @@ import json
 import sys
 
 from mysql_snmp.agents.leak.config import (
+    DEFAULT_SERIES,
+    SERIES_ALIASES,
     LeakConfigError,
     canonical_series_name,
     is_known_series,
@@ -16,6 +18,7 @@ from mysql_snmp.agents.leak.config import (
 )
 from mysql_snmp.agents.leak.replay import TraceError, read_trace, replay
 from mysql_snmp.agents.leak.setup import read_leak_section
+from mysql_snmp.agents.names import did_you_mean
 
 EPILOG = """\
 trace format (CSV with a header row):
@@ -32,7 +35,11 @@ examples:
   mysql-snmp leak replay --input rss.csv --series process_resident_memory_bytes --limit-bytes 17179869184
   mysql-snmp leak replay --input dict.csv --config /etc/mysql-snmp/leak.yml    # thresholds from its leak: section
 
-Exit status: 0 after a full replay, 2 for a bad trace (the message names the line) or a bad config.
+--series must name a series the agents watch by default (or an alias of one), or one listed
+under leak.series in the --config file; any other name is an error, not generic thresholds.
+
+Exit status: 0 after a full replay, 2 for a bad trace (the message names the line), a bad config
+or an unknown series.
 """
 
 
@@ -70,8 +77,12 @@ def _settings(args):
     base_name = canonical_series_name(args.series)
     configured = [s for s in config.series if s.name == base_name]
     if not configured and not is_known_series(args.series):
-        print(f"mysql-snmp leak replay: {args.series} is not a watched memory series; using generic thresholds",
-              file=sys.stderr)
+        # a typo would otherwise replay with generic thresholds and look like a verdict
+        known = [raw["name"] for raw in DEFAULT_SERIES] + [s.name for s in config.series]
+        hint = did_you_mean(base_name, [*known, *SERIES_ALIASES])
+        raise LeakConfigError(
+            f"--series {args.series} is not a watched memory series{hint}; known: {', '.join(dict.fromkeys(known))}; "
+            "another series needs an entry under leak.series in the --config file")
     series = configured[0] if configured else series_config(args.series)
     if args.limit_bytes is not None:
         if not args.limit_bytes > 0:

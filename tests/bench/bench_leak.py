@@ -23,6 +23,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -33,8 +34,11 @@ from mysql_snmp.agents.leak.series_detector import LEAKING, SUSPECT, SeriesDetec
 from tests.leak.families import FAMILIES, Family  # noqa: E402
 
 
-def run(trace: synthetic.Trace) -> dict:
-    """Feed a trace sample by sample; what the detector said, and when."""
+def run(trace: synthetic.Trace, at_forecast: Callable[[SeriesDetector, float], None] | None = None) -> dict:
+    """Feed a trace sample by sample; what the detector said, and when.
+
+    ``at_forecast(detector, t)`` is called once, at the moment the forecast is judged (an hour
+    after detection), so other estimators can be tried on the same history."""
     series = series_config(trace.series, limit_bytes=trace.limit_bytes)
     detector = SeriesDetector(trace.series, series, LeakConfig(state_file=None))
     started = time.process_time()
@@ -55,6 +59,8 @@ def run(trace: synthetic.Trace) -> dict:
             seconds, _ = forecast(detector.reading(), series, {})
             truth = trace.true_time_to_limit(t)
             forecast_error = float("inf") if seconds is None or not truth else (seconds - truth) / truth
+            if at_forecast is not None:
+                at_forecast(detector, t)
     quiet_days = ((trace.onset if trace.leaks else trace.times[-1]) - trace.times[0]) / synthetic.DAY
     return {
         "name": trace.name, "notes": trace.notes, "cpu": time.process_time() - started,

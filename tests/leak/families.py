@@ -247,8 +247,11 @@ def churn_and_flush(seed: int, days: float) -> Trace:
 # -- leaks: every case must reach leaking, and in time ---------------------------------------
 
 
+WANDER_TAU = 1800.0  # correlation time of the dictionary leaks' wander
+
+
 def _dictionary_leak(rng, times, base, onset, rate, tables, wander_spread=0.0002) -> list[float]:
-    wander = mean_reverting(rng, times, 1800, wander_spread * base)
+    wander = mean_reverting(rng, times, WANDER_TAU, wander_spread * base)
     return [base + n * BYTES_PER_TABLE + in_blocks(max(0.0, t - onset) * rate / HOUR) + w + rng.gauss(0.0, 4096)
             for t, n, w in zip(times, tables, wander)]
 
@@ -266,7 +269,8 @@ def seed_leak(seed: int, days: float) -> Trace:
     return trace(f"seed-leak/{seed}", DICTIONARY, times, values, tables, onset=onset,
                  rate_bytes_per_hour=SEED_LEAK_BYTES_PER_HOUR, limit_bytes=limit, expected_reason="unexplained",
                  notes=f"{base / MB:.0f} MB, every {sample:g} s", extra={
-                     "level_at": lambda t: base + 390 * BYTES_PER_TABLE + max(0.0, t - onset) * SEED_LEAK_BYTES_PER_HOUR / HOUR})
+                     "level_at": lambda t: base + 390 * BYTES_PER_TABLE + max(0.0, t - onset) * SEED_LEAK_BYTES_PER_HOUR / HOUR,
+                     "tau": WANDER_TAU})
 
 
 def seed_leak_after_restart(seed: int, days: float) -> Trace:
@@ -302,7 +306,8 @@ def slow_leak(seed: int, days: float) -> Trace:
     limit = 1024 * MIB
     return trace(f"slow-leak/{seed}", DICTIONARY, times, values, tables, onset=onset, rate_bytes_per_hour=rate,
                  limit_bytes=limit, expected_reason="unexplained", notes="400 KB/h on 60 MB",
-                 extra={"level_at": lambda t: base + 390 * BYTES_PER_TABLE + max(0.0, t - onset) * rate / HOUR})
+                 extra={"level_at": lambda t: base + 390 * BYTES_PER_TABLE + max(0.0, t - onset) * rate / HOUR,
+                        "tau": WANDER_TAU})
 
 
 def rss_leak(seed: int, days: float) -> Trace:
@@ -311,11 +316,12 @@ def rss_leak(seed: int, days: float) -> Trace:
     times = grid(days, 30.0)
     level, rate = 8 * 1024 * MIB, 30 * MB
     onset = (days - 2) * DAY + rng.uniform(0, 12) * HOUR
-    wander = mean_reverting(rng, times, sweep(seed, 1800, 7200), 25 * MB)
+    tau = sweep(seed, 1800, 7200)
+    wander = mean_reverting(rng, times, tau, 25 * MB)
     values = [level + w + max(0.0, t - onset) * rate / HOUR for t, w in zip(times, wander)]
     return trace(f"rss-leak/{seed}", RSS, times, values, onset=onset, rate_bytes_per_hour=rate,
                  limit_bytes=16384 * MIB, expected_reason="unexplained", notes="8 GiB +- 50 MB, +30 MB/h",
-                 extra={"level_at": lambda t: level + max(0.0, t - onset) * rate / HOUR})
+                 extra={"level_at": lambda t: level + max(0.0, t - onset) * rate / HOUR, "tau": tau})
 
 
 def table_growth(seed: int, days: float) -> Trace:

@@ -56,9 +56,18 @@ def test_leaks_are_caught_in_time_with_their_reason(make, seed, within):
     assert reason == trace.expected_reason
 
 
-@pytest.mark.parametrize("seed", [3, 5])  # 5: detected in the 2 h window, still holding 48 min before onset
-def test_seed_leak_forecast_an_hour_after_detection_is_within_25_percent(seed):
-    trace = families.seed_leak(seed, 3.0)
+@pytest.mark.parametrize("make, seed, days, within", [
+    (families.seed_leak, 3, 3.0, 0.25),
+    (families.seed_leak, 5, 3.0, 0.25),  # detected in the 2 h window, still holding 48 min before onset
+    (families.rss_leak, 4, 4.0, 0.25),
+    # the known miss: 30 MB/h under a +-25 MB wander with a 42-min correlation time, judged 5 h
+    # into the leak, where the data itself says 1.43x the true rate (-30 %).  The onset is what
+    # cannot be pinned down: given it, a GLS fit is within 25 % on 48 of 50 seeds; estimators
+    # that must find it miss on 17-24 of 50 (tests/bench/bench_leak_forecast.py), this one on 22.
+    (families.rss_leak, 1, 4.0, 0.35),
+])
+def test_forecast_an_hour_after_detection(make, seed, days, within):
+    trace = make(seed, days)
     series = series_config(trace.series, limit_bytes=trace.limit_bytes)
     detector = SeriesDetector(trace.series, series, LeakConfig(state_file=None))
     detected = None
@@ -69,7 +78,7 @@ def test_seed_leak_forecast_an_hour_after_detection_is_within_25_percent(seed):
         if detected is not None and t >= detected + 3600:
             seconds, _ = forecast(detector.reading(), series, {})
             truth = trace.true_time_to_limit(t)
-            assert seconds == pytest.approx(truth, rel=0.25)
+            assert seconds == pytest.approx(truth, rel=within)
             return
     pytest.fail("never leaking")
 

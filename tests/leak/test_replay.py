@@ -171,13 +171,31 @@ def test_series_aliases_and_unknown_series(tmp_path, capsys, short_day):
     code, alias, err = run_cli(capsys, "--input", str(tmp_path / "tables.csv"),
                                "--series", "innodb_dictionary_memory_bytes", "--config", short_day)
     assert code == 0 and err == "" and alias == canonical
-    # an unknown series gets generic thresholds, a warning, and still uses the trace's table counts
+    # a series the config lists gets generic thresholds and still uses the trace's table counts
     faster = synthetic.table_growth(days=0.5, onset=4 * HOUR, hours=3, tables_per_hour=1000)  # 2.1 MiB/h
     write_trace(tmp_path / "faster.csv", faster)
+    listed = tmp_path / "listed.yml"
+    listed.write_text("leak:\n  mature_baseline_seconds: 10800\n  series:\n    - name: my_gauge_bytes\n")
     code, generic, err = run_cli(capsys, "--input", str(tmp_path / "faster.csv"), "--series", "my_gauge_bytes",
-                                 "--config", short_day)
-    assert code == 0 and "my_gauge_bytes is not a watched memory series" in err
+                                 "--config", str(listed))
+    assert code == 0 and err == ""
     assert next(r for r in generic if r["state"] == "leaking")["reason"] == "tables"
+
+
+@pytest.mark.parametrize("name, hint", [
+    ("innodb_mem_dictionary_byte", " (did you mean innodb_mem_dictionary_bytes?)"),
+    ("process_rss", " (did you mean process_rss_bytes?)"),  # an alias, cut short
+    ("my_gauge_bytes", ""),
+])
+def test_an_unknown_series_is_a_one_line_error_not_generic_thresholds(tmp_path, capsys, name, hint):
+    trace = synthetic.table_growth(days=0.5, onset=4 * HOUR, hours=3, tables_per_hour=1000)
+    write_trace(tmp_path / "faster.csv", trace)
+    code, records, err = run_cli(capsys, "--input", str(tmp_path / "faster.csv"), "--series", name)
+    assert code == 2 and records == []
+    assert err.count("\n") == 1
+    assert err.startswith(f"mysql-snmp leak replay: --series {name} is not a watched memory series{hint}; known: "
+                          "innodb_mem_dictionary_bytes, ")
+    assert "process_resident_memory_bytes" in err and "leak.series in the --config file" in err
 
 
 FIXTURE = Path(__file__).parent / "fixtures" / "mariadb-tables-trace.csv"
