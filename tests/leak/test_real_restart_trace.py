@@ -63,9 +63,10 @@ def test_dictionary_replay_is_ok_through_both_restarts_the_tables_and_the_rename
     # of the steady count in 10 min after the kill -9) stay ok.  So does the growth: its 664
     # tables came while the crash's warm-up was still reopening the old ones, and the
     # dictionary stayed below its pre-restart high (4.73 vs 4.96 MB), which a warm-up cannot
-    # be told from (mariadb-restart-growth-trace.csv goes beyond it).  1660 renames left
-    # the dictionary minus 2248 bytes per open table at 394,952 bytes (one table's bytes
-    # more in the phase's first 2 samples of 84, as the table was created): no growth.
+    # be told from (the first fixture, in test_replay.py, shows tables growing to a new
+    # high).  1660 renames left the dictionary minus 2248 bytes per open table at 394,952
+    # bytes (one table's bytes more in the phase's first 2 samples of 84, as the table was
+    # created): no growth.
     records = _replay(capsys, _write(tmp_path / "dictionary.csv", "value"), SERIES["value"])
     assert records == []
     rows = _rows()
