@@ -28,6 +28,12 @@ instead of in seconds.  The committed restart fixture
         --steady 420 --warmup 900 --settled 300 --crash-warmup 600 --growth 420 --after 300 \
         --rename 420 --big-rows 400000 --cold-tables 2000
 
+and ``tests/leak/fixtures/mariadb-restart-growth-trace.csv`` (tables opened soon after a restart)::
+
+    .venv/bin/python tests/bench/record_leak_trace.py --output mariadb-restart-growth-trace.csv \
+        --steady 240 --warmup 240 --growth 480 --after 120 --tables-per-sample 16 \
+        --big-rows 100000 --cold-tables 600
+
 The CSV is what ``mysql-snmp leak replay`` reads (``timestamp,value,open_table_definitions``,
 ``value`` being the dictionary bytes), plus ``phase``, ``ahi_bytes`` and ``rss_bytes``
 columns (the replay ignores columns it does not know).  Timestamps are seconds since the
