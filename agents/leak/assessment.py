@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
 from mysql_snmp.agents.leak.history import Baseline, SeriesHistory, WindowPoints
 from mysql_snmp.agents.leak.trend import (
-    Trend, autocorrelation_factor, estimate_trend, mann_kendall_z, median, theil_sen_slope,
+    Trend, autocorrelation_factor, estimate_trend, find_steps, mann_kendall_z, median, segments_between,
+    theil_sen_slope,
 )
 from mysql_snmp.agents.leak.warmup import WarmupCurve, find_restart, fit_warmup
 
@@ -126,7 +127,7 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
                    and trend.growth >= margin)
         new_high = above = False
         if growing:
-            new_high = baseline is None or level > baseline.high
+            new_high = level > (baseline.high if baseline is not None else _young_high(history))
             above = baseline is not None and _mature(baseline, config, seconds) and level - baseline.high >= margin
             if above and baseline_high is None:
                 baseline_high = baseline.high
@@ -241,6 +242,13 @@ def prior_autocorrelation(history: SeriesHistory, series: SeriesConfig, config: 
     return autocorrelation_factor(before.times, before.values, trend.slope_per_second)
 
 
+def _young_high(history: SeriesHistory) -> float:
+    """With no baseline yet, the highest level the history holds before now: a warm-up
+    climbing back after a restart the agent saw stays below it, a leak does not."""
+    high = history.highest_before()
+    return high if high is not None else float("-inf")
+
+
 def _margin(baseline: Baseline | None, series: SeriesConfig, config: LeakConfig) -> float:
     """Growth the series' own wander cannot produce: a multiple of its noise scale."""
     noise = baseline.noise if baseline is not None else 0.0
@@ -293,10 +301,15 @@ def _reason(
     """
     if series.explained_by is None or aux is None or max(aux) == min(aux):
         return REASON_UNEXPLAINED
-    if mann_kendall_z(aux) < config.significance_z:
+    # a restart inside the window drops the value and the count together, and what the
+    # server holds besides its tables comes back a little different: only pairs on one
+    # side of such a step compare like with like
+    steps = find_steps(values, config.step_factor, series.resolution_bytes)
+    segments = segments_between(steps, len(values))
+    if mann_kendall_z(aux, segments) < config.significance_z:
         return REASON_UNEXPLAINED
     try:
-        bytes_per_unit = theil_sen_slope(aux, values)
+        bytes_per_unit = theil_sen_slope(aux, values, segments)
     except ValueError:
         return REASON_UNEXPLAINED
     if not 0 < bytes_per_unit <= series.max_bytes_per_unit:
@@ -307,7 +320,7 @@ def _reason(
     if bytes_per_unit * added < 0.5 * trend.growth:
         return REASON_UNEXPLAINED
     remainder = [v - bytes_per_unit * a for v, a in zip(values, aux)]
-    rest = estimate_trend(times, remainder, config.step_factor, series.resolution_bytes)
+    rest = estimate_trend(times, remainder, config.step_factor, series.resolution_bytes, steps=steps)
     if rest.z >= config.significance_z:
         return REASON_UNEXPLAINED
     return REASON_TABLES

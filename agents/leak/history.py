@@ -167,6 +167,11 @@ class SeriesHistory:
         recent = [b.value for b in list(self.bins)[-last_bins:]]
         return median(recent)
 
+    def highest_before(self, last_bins: int = 3) -> float | None:
+        """The highest completed bin before the last ``last_bins`` (those ``level`` reads)."""
+        earlier = list(self.bins)[:-last_bins]
+        return max(b.value for b in earlier) if earlier else None
+
     def window(self, now: float, seconds: float, points: int) -> WindowPoints:
         """The completed bins of the last ``seconds``, grouped into at most ``points`` points.
 

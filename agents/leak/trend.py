@@ -199,6 +199,7 @@ def estimate_trend(
     resolution: float = 1.0,
     correct_above: float = 0.0,
     autocorrelation: Callable[[], float | None] | None = None,
+    steps: Sequence[int] = (),
 ) -> Trend:
     """Theil-Sen slope and Mann-Kendall Z of time-ordered points, one-off steps and gaps left
     out, Z corrected for autocorrelation.  The correction only ever lowers Z, so it is
@@ -207,13 +208,14 @@ def estimate_trend(
     ``autocorrelation`` gives the factor measured elsewhere (the same series' noise before
     the window): the window's own residuals around one straight line are correlated
     whenever growth starts inside it, which would hide every leak's onset.  When it gives
-    None, the factor comes from the window itself."""
+    None, the factor comes from the window itself.  ``steps`` are split at too (where a
+    related series jumped)."""
     if len(times) != len(values):
         raise ValueError("times and values differ in length")
     if len(times) < 3:
         raise ValueError("a trend needs at least three points")
-    steps = sorted(set(find_steps(values, step_factor, resolution)) | set(find_gaps(times)))
-    segments = segments_between(steps, len(values))
+    split = sorted(set(find_steps(values, step_factor, resolution)) | set(find_gaps(times)) | set(steps))
+    segments = segments_between(split, len(values))
     try:
         slope = theil_sen_slope(times, values, segments)
     except ValueError:  # every segment a single point: nothing but steps
@@ -228,6 +230,6 @@ def estimate_trend(
         z=z / math.sqrt(factor),
         points=len(times),
         span_seconds=times[-1] - times[0],
-        steps=len(steps),
+        steps=len(split),
         autocorrelation=factor,
     )

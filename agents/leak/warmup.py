@@ -7,7 +7,13 @@ confirmed.  A leak that starts during the climb stays below that high too, for h
 
 This module fits the approach (level, depth and time constant, plus bytes per table when
 the table count is sampled) to the points since the drop, leaving out the last window, and
-extrapolates it over that window.  Growth the curve does not predict -- the climb no longer
+extrapolates it over that window.  A real warm-up can have a second, slower stage (a real
+MariaDB's table count came back a fifth with a time constant of 5.5 min, the rest with one
+of 20 min or more): one exponential fitted to its first hours then predicts the climb
+levelling off too soon, and the slower stage's climb would pass for a leak.  So a curve of
+two stages is fitted too, and kept when it fits clearly better.  Both stages only ever slow
+down (positive depths): a leak starting during the climb bends it upwards, which no such
+curve can follow.  Growth the curve does not predict -- the climb no longer
 slowing down, or a steady rise after the plateau -- is left over in the residuals; it is a
 leak when it keeps rising, significantly, above what the series' noise and the fit's own
 misfit allow.  Bytes per table are bounded to what tables can plausibly cost, so a flat or
@@ -43,17 +49,26 @@ def find_restart(values: Sequence[float], drop_share: float, min_drop: float) ->
     return None
 
 
+# A curve of two stages is kept when its squared misfit is under this share of the best
+# single stage's: on a one-stage climb with noise the extra freedom gains a few per cent.
+TWO_STAGE_GAIN = 0.5
+
+
 @dataclass(frozen=True)
 class WarmupCurve:
     start: float  # time of the drop's lowest point
     tau: float
     level: float  # the level the climb approaches (without tables)
-    depth: float  # how far below it the climb started
+    depth: float  # how far below it the climb started (its first stage's share with two)
     per_unit: float  # bytes per explanatory unit (table); 0 without one
     misfit: float  # root mean square of the fit's residuals
+    slow_tau: float = 0.0  # the second, slower stage, when there is one
+    slow_depth: float = 0.0
 
     def predict(self, t: float, aux: float | None = None) -> float:
         value = self.level - self.depth * math.exp(-(t - self.start) / self.tau)
+        if self.slow_depth:
+            value -= self.slow_depth * math.exp(-(t - self.start) / self.slow_tau)
         return value + (self.per_unit * aux if aux is not None else 0.0)
 
 
@@ -105,12 +120,14 @@ def _fit_warmup(times: tuple[float, ...], values: tuple[float, ...], aux: tuple[
     if len(times) < 8:
         return None
 
+    decays = {tau: [math.exp(-(t - start) / tau) for t in times] for tau in TAUS}
+
     def fit(tau: float) -> tuple[float, WarmupCurve] | None:
-        decay = [math.exp(-(t - start) / tau) for t in times]
-        fitted = _fit_one(decay, values, aux, max_per_unit)
+        decay = decays.get(tau) or [math.exp(-(t - start) / tau) for t in times]
+        fitted = _fit_one([decay], values, aux, max_per_unit)
         if fitted is None:
             return None
-        (level, minus_depth, per_unit), sse = fitted
+        (level, per_unit, minus_depth), sse = fitted
         return sse, WarmupCurve(start, tau, level, -minus_depth, per_unit, math.sqrt(sse / len(times)))
 
     grid = [(i, fit(tau)) for i, tau in enumerate(TAUS)]
@@ -118,11 +135,29 @@ def _fit_warmup(times: tuple[float, ...], values: tuple[float, ...], aux: tuple[
     if not grid:
         return None
     i, best = min(grid, key=lambda item: item[1][0])
-    low, high = math.log(TAUS[max(0, i - 1)]), math.log(TAUS[min(len(TAUS) - 1, i + 1)])
+    best = _refine(lambda log_tau: fit(math.exp(log_tau)), best, _neighbours(TAUS, i))
+    two = _fit_two_stages(times, values, aux, start, max_per_unit, decays)
+    if two is not None and two[0] < TWO_STAGE_GAIN * best[0]:
+        return two[1]
+    return best[1]
+
+
+Fit = tuple[float, WarmupCurve]  # (sum of squared residuals, curve)
+
+
+def _neighbours(grid: Sequence[float], i: int) -> tuple[float, float]:
+    """log of the grid's neighbours of its i-th value: where to refine a grid's best."""
+    return math.log(grid[max(0, i - 1)]), math.log(grid[min(len(grid) - 1, i + 1)])
+
+
+def _refine(cost, best: Fit, span: tuple[float, float]) -> Fit:
+    """Golden-section search of ``cost`` (x -> Fit or None) over ``span``, from ``best``:
+    12 steps shrink the span to 0.3 %."""
+    low, high = span
     golden = (math.sqrt(5.0) - 1.0) / 2.0
-    for _ in range(12):  # golden-section search on log(tau): the span shrinks to 0.3 %
+    for _ in range(12):
         a, b = high - golden * (high - low), low + golden * (high - low)
-        fa, fb = fit(math.exp(a)), fit(math.exp(b))
+        fa, fb = cost(a), cost(b)
         for found in (fa, fb):
             if found is not None and found[0] < best[0]:
                 best = found
@@ -130,24 +165,61 @@ def _fit_warmup(times: tuple[float, ...], values: tuple[float, ...], aux: tuple[
             high = b
         else:
             low = a
-    return best[1]
+    return best
 
 
-def _fit_one(decay: list[float], values: Sequence[float], aux: Sequence[float] | None,
-             max_per_unit: float) -> tuple[tuple[float, float, float], float] | None:
-    ones = [1.0] * len(decay)
+def _fit_two_stages(times, values, aux, start: float, max_per_unit: float,
+                    decays: dict[float, list[float]]) -> Fit | None:
+    """The best curve of two stages (the slow one at least twice the fast one, both depths
+    positive): a coarse grid of pairs, then each time constant refined in turn; None when
+    no pair fits so."""
+    if len(times) < 12:
+        return None
+
+    def fit(fast: float, slow: float) -> Fit | None:
+        if slow < 2 * fast:
+            return None
+        columns = [decays.get(tau) or [math.exp(-(t - start) / tau) for t in times] for tau in (fast, slow)]
+        fitted = _fit_one(columns, values, aux, max_per_unit)
+        if fitted is None:
+            return None
+        (level, per_unit, minus_fast, minus_slow), sse = fitted
+        if minus_fast >= 0 or minus_slow >= 0:
+            return None
+        return sse, WarmupCurve(start, fast, level, -minus_fast, per_unit, math.sqrt(sse / len(times)),
+                                slow, -minus_slow)
+
+    grid = TAUS
+    found = [(i, j, fit(grid[i], grid[j])) for i in range(len(grid)) for j in range(i + 1, len(grid))]
+    found = [item for item in found if item[2] is not None]
+    if not found:
+        return None
+    i, j, best = min(found, key=lambda item: item[2][0])
+    for _ in range(3):
+        fast, slow = best[1].tau, best[1].slow_tau
+        best = _refine(lambda log_tau: fit(math.exp(log_tau), slow), best, _neighbours(grid, i))
+        fast = best[1].tau
+        best = _refine(lambda log_tau: fit(fast, math.exp(log_tau)), best, _neighbours(grid, j))
+    return best
+
+
+def _fit_one(decays: list[list[float]], values: Sequence[float], aux: Sequence[float] | None,
+             max_per_unit: float) -> tuple[tuple[float, ...], float] | None:
+    """Least squares of values ~ level + per_unit x aux + one coefficient per decay column:
+    (level, per_unit, *coefficients), sse; bytes per unit kept within [0, max_per_unit]."""
+    ones = [1.0] * len(values)
     if aux is not None and max(aux) > min(aux):
-        solved = _least_squares([ones, decay, list(aux)], list(values))
-        if solved is not None and 0.0 <= solved[0][2] <= max_per_unit:
-            (level, b, per_unit), sse = solved
-            return (level, b, per_unit), sse
+        solved = _least_squares([ones, list(aux), *decays], list(values))
+        if solved is not None and 0.0 <= solved[0][1] <= max_per_unit:
+            (level, per_unit, *coefficients), sse = solved
+            return (level, per_unit, *coefficients), sse
         # outside the plausible range: fix bytes per unit at the nearest bound
-        per_unit = 0.0 if solved is None or solved[0][2] < 0 else max_per_unit
+        per_unit = 0.0 if solved is None or solved[0][1] < 0 else max_per_unit
     else:
         per_unit = 0.0
     target = [v - per_unit * a for v, a in zip(values, aux)] if aux is not None and per_unit else list(values)
-    solved = _least_squares([ones, decay], target)
+    solved = _least_squares([ones, *decays], target)
     if solved is None:
         return None
-    (level, b), sse = solved
-    return (level, b, per_unit), sse
+    (level, *coefficients), sse = solved
+    return (level, per_unit, *coefficients), sse
