@@ -6,15 +6,16 @@ Three questions, each answered per trend window (15 min, 30 min, 2 h, 6 h by def
    series rises, the Theil-Sen rate is above the series' minimum rate, and the growth over
    the window is more than the series' own noise could produce.  One-off steps and gaps
    do not count (only pairs of points on one side of them do).
-2. A leak?  The current level clears the highest level of the history before the window
-   by a margin tied to the series' noise scale, measured on that history.  A warm-up after
-   a restart returns to the old level and a daily cycle to yesterday's peak, so neither
-   clears it; a leak keeps setting new highs.  With less than ``mature_baseline_seconds``
-   (a day) of history a daily cycle cannot be known yet, so nothing is confirmed: growth to
-   a level not seen since the agent started is ``suspect`` at most.
-   After a restart a leak can grow for hours below the old high while the warm-up climbs;
-   there the growth the fitted warm-up curve does not predict is judged the same way, its
-   high-water mark being how far the series strayed from the curve since the restart.
+2. A leak? The current level clears the highest level of the history before the window by a
+   margin tied to the series' noise scale, measured on that history. A warm-up after a
+   restart returns to the old level and a daily cycle to yesterday's peak, so neither clears
+   it; a leak keeps setting new highs. A step up inside the window (a deployment) is taken
+   off the level first: a new plateau is not a new high. With less than
+   ``mature_baseline_seconds`` (a day) of history a daily cycle cannot be known yet, so
+   nothing is confirmed: growth to a level not seen since the agent started is ``suspect`` at
+   most. After a restart a leak can grow for hours below the old high while the warm-up
+   climbs; there the growth the fitted warm-up curve does not predict is judged the same way,
+   its high-water mark being how far the series strayed from the curve since the restart.
 3. Why?  When the explanatory series (Open_table_definitions) grows with it and the bytes
    per added table are plausible, the reason is ``tables``; otherwise ``unexplained``.
    A flat table count explains nothing and confirms nothing on its own.
@@ -127,8 +128,11 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
                    and trend.growth >= margin)
         new_high = above = False
         if growing:
-            new_high = level > (baseline.high if baseline is not None else _young_high(history))
-            above = baseline is not None and _mature(baseline, config, seconds) and level - baseline.high >= margin
+            # a step up inside the window is a new plateau, not growth: only what the level
+            # gained besides it can set a new high
+            lifted = level - trend.rise_across_steps
+            new_high = lifted > (baseline.high if baseline is not None else _young_high(history))
+            above = baseline is not None and _mature(baseline, config, seconds) and lifted - baseline.high >= margin
             if above and baseline_high is None:
                 baseline_high = baseline.high
         reason = _reason(trend, points.times, points.values, points.aux, series, config) if growing else REASON_NONE

@@ -182,6 +182,9 @@ class Trend:
     span_seconds: float
     steps: int  # one-off jumps (and gaps) left out of the estimate
     autocorrelation: float = 1.0  # the Hamed-Rao factor the variance was inflated by
+    # How far the level rose across those jumps, the falls not counted: a deployment's step up
+    # lifts the level above every earlier high without being growth.
+    rise_across_steps: float = 0.0
 
     @property
     def rate_per_hour(self) -> float:
@@ -232,4 +235,5 @@ def estimate_trend(
         span_seconds=times[-1] - times[0],
         steps=len(split),
         autocorrelation=factor,
+        rise_across_steps=sum(max(0.0, values[i] - values[i - 1]) for i in split),
     )
