@@ -67,6 +67,7 @@ class Assessment:
     level: float
     verdicts: tuple[WindowVerdict, ...]
     baseline_high: float | None  # the high-water mark the confirming window was compared with
+    noise_margin: float = 0.0  # growth the noise cannot produce, on the longest window judged
 
     @property
     def growing(self) -> bool:
@@ -97,6 +98,21 @@ class Assessment:
         if growing:
             return max(growing, key=lambda v: v.rate_per_second)
         return self.verdicts[0] if self.verdicts else None
+
+    @property
+    def leaking_evidence(self) -> WindowVerdict | None:
+        """The window the reported rate comes from once the series is known to leak.
+
+        The longest window that confirms, else the longest that grows, else the longest
+        whose rate is still positive: under wandering noise some window's significance dips
+        while the leak goes on, and the most points give the steadiest rate.  None when no
+        window rises at all: then there is no growth rate to serve.
+        """
+        for candidates in ([v for v in self.verdicts if v.confirmed], [v for v in self.verdicts if v.growing],
+                           [v for v in self.verdicts if v.rate_per_second > 0]):
+            if candidates:
+                return max(candidates, key=lambda v: v.seconds)
+        return None
 
     @property
     def reason(self) -> str:
@@ -155,7 +171,7 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
         rate = _rate_since_onset(points.times, points.values, series, config)
         if rate is not None:
             verdicts[index] = dataclasses.replace(verdicts[index], rate_per_second=rate)
-    return Assessment(now, level, tuple(verdicts), baseline_high)
+    return Assessment(now, level, tuple(verdicts), baseline_high, margin)
 
 
 class _Warmup:

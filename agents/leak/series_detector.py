@@ -6,8 +6,12 @@
 - suspect -> leaking: the growth has also cleared the baseline for ``confirm_evaluations``
   consecutive evaluations (one per completed bin).
 - suspect -> ok: nothing like that for ``suspect_clear_seconds``.
-- leaking -> ok: no growth for ``leaking_clear_seconds``, or the level fell back to the
-  high-water mark it was detected above (tables dropped, server restarted).
+- leaking -> ok: the level fell back to the high-water mark it was detected above (tables
+  dropped, server restarted); or no window grew for ``leaking_clear_seconds`` and the level
+  set no new high for as long as the leak, at its rate, needs to rise twice the noise
+  margin (the most the wander can take away between two readings).  Under wandering noise
+  every window's significance dips now and then while a leak goes on; leaving then, to come
+  back minutes later, would page an operator twice for one leak.
 
 Fed plain (time, value, explanatory value) samples, so the live detector and the replay
 command share it; it knows nothing about snapshots.
@@ -61,7 +65,7 @@ class Reading:
     rate_bytes_per_hour: float | None
     window_seconds: float | None
     window_growth_bytes: float | None
-    growing: bool
+    growing: bool  # the rate is growth to forecast from: a window grows, or leaking and it rises
 
 
 class SeriesDetector:
@@ -83,6 +87,8 @@ class SeriesDetector:
         self.last_growth: float | None = None
         self.last_suspicious: float | None = None
         self.clear_level: float | None = None
+        self.peak: float | None = None  # the highest level while leaking, and when it was set
+        self.peak_time: float | None = None
         self.last: Assessment | None = None
         self.reason = REASON_NONE
 
@@ -122,13 +128,16 @@ class SeriesDetector:
             if self.confirmations >= self.config.confirm_evaluations:
                 self.state = LEAKING
                 self.clear_level = assessment.baseline_high
+                self.peak, self.peak_time = assessment.level, now
             elif _since(now, self.last_suspicious) >= self.config.suspect_clear_seconds:
                 self.state = OK
         elif self.state == LEAKING:
+            if self.peak is None or assessment.level > self.peak:
+                self.peak, self.peak_time = assessment.level, now
             returned = self.clear_level is not None and assessment.level <= self.clear_level
-            if returned or _since(now, self.last_growth) >= self.config.leaking_clear_seconds:
+            if returned or self._growth_stopped(assessment, now):
                 self.state = OK
-                self.clear_level = None
+                self.clear_level = self.peak = self.peak_time = None
                 self.confirmations = 0
         if self.state == OK:
             self.reason = REASON_NONE
@@ -139,8 +148,31 @@ class SeriesDetector:
             return old, self.state
         return None
 
+    def _growth_stopped(self, assessment: Assessment, now: float) -> bool:
+        """While leaking: no window grew for a while and the level stopped setting new highs.
+
+        A leak going on at rate r lifts the level by twice the noise margin in
+        2 * margin / r, more than the wander can hide; a level that has not passed its peak
+        for that long (and for ``leaking_clear_seconds`` at least) has stopped growing.
+        With no window rising faster than the series' minimum rate there is none to wait for."""
+        quiet = self.config.leaking_clear_seconds
+        if _since(now, self.last_growth) < quiet:
+            return False
+        evidence = assessment.leaking_evidence
+        # a rate below the series' minimum is no leak to wait for (and would wait for ever)
+        if evidence is not None and evidence.rate_per_second * 3600.0 >= self.series.min_rate_bytes_per_hour:
+            quiet = max(quiet, 2.0 * assessment.noise_margin / evidence.rate_per_second)
+        return _since(now, self.peak_time) >= quiet
+
     def reading(self) -> Reading:
-        evidence = self.last.evidence if self.last else None
+        if self.last is None:
+            evidence = None
+        elif self.state == LEAKING:
+            # the longest window that still rises: one window's dip is not the leak's end,
+            # and a shrinking rate or no forecast would be a wrong number on a leaking series
+            evidence = self.last.leaking_evidence
+        else:
+            evidence = self.last.evidence
         return Reading(
             state=self.state,
             reason=self.reason,
@@ -148,7 +180,7 @@ class SeriesDetector:
             rate_bytes_per_hour=evidence.rate_per_second * 3600.0 if evidence else None,
             window_seconds=evidence.seconds if evidence else None,
             window_growth_bytes=evidence.trend.growth if evidence else None,
-            growing=bool(evidence and evidence.growing),
+            growing=bool(evidence and (evidence.growing or self.state == LEAKING)),
         )
 
     # -- persistence -------------------------------------------------------------------
@@ -162,6 +194,8 @@ class SeriesDetector:
             "last_growth": self.last_growth,
             "last_suspicious": self.last_suspicious,
             "clear_level": self.clear_level,
+            "peak": self.peak,
+            "peak_time": self.peak_time,
             "history": self.history.to_dict(),
         }
 
@@ -180,6 +214,8 @@ class SeriesDetector:
         self.last_growth = _optional_float(data.get("last_growth"))
         self.last_suspicious = _optional_float(data.get("last_suspicious"))
         self.clear_level = _optional_float(data.get("clear_level"))
+        self.peak = _optional_float(data.get("peak"))
+        self.peak_time = _optional_float(data.get("peak_time"))
 
 
 def _since(now: float, then: float | None) -> float:

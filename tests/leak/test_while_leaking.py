@@ -1,0 +1,101 @@
+"""What a series detector serves while it says ``leaking``, and when it stops saying so.
+
+Under wandering noise (the RSS family: 8 GB mean-reverting +-50 MB, +30 MB/h) every trend
+window's significance dips now and then while the leak goes on.  Then the detector must go on
+serving a positive growth rate and a time to the limit, and stay ``leaking`` (each flap is two
+notifications).  A leak that really ends must still end ``leaking``: at once when the level falls
+back (a restart), within hours when it goes flat.  Synthetic data (tests/leak/families.py).
+"""
+
+import pytest
+
+from mysql_snmp.agents.leak.config import LeakConfig, series_config
+from mysql_snmp.agents.leak.forecast import forecast
+from mysql_snmp.agents.leak.series_detector import LEAKING, OK, SeriesDetector
+from tests.leak import families
+
+HOUR = 3600.0
+
+
+def detector_for(trace):
+    series = series_config(trace.series, limit_bytes=trace.limit_bytes)
+    return SeriesDetector(trace.series, series, LeakConfig(state_file=None)), series
+
+
+def ended(trace, after: float, change) -> tuple[list[float], float]:
+    """The trace's values with the leak ended ``after`` seconds past its onset: ``change(t, value,
+    leak_level)`` gives each later value from the noisy one and the noiseless level at the end."""
+    end = trace.onset + after
+    level_at = trace.extra["level_at"]
+    values = [v if t < end else change(t, v - level_at(t) + level_at(end), level_at(end))
+              for t, v in zip(trace.times, trace.values)]
+    return values, end
+
+
+# seed 37: the seed engineer A found flapping with a -74 MB/h rate; the others cover the
+# swept correlation times (30 min to 2 h)
+@pytest.mark.parametrize("seed", [37, 3, 5])
+def test_a_wandering_leak_stays_leaking_with_a_positive_rate_and_a_forecast(seed):
+    trace = families.rss_leak(seed, 4.0)
+    detector, series = detector_for(trace)
+    changes, evaluated, served = [], None, []
+    for t, value, aux in trace.rows():
+        change = detector.feed(t, value, aux)
+        if change is not None:
+            changes.append((t, change))
+        if detector.state == LEAKING and detector.last.time != evaluated:
+            evaluated = detector.last.time
+            reading = detector.reading()
+            seconds, _ = forecast(reading, series, {})
+            served.append((t, reading.rate_bytes_per_hour, seconds))
+    after_onset = [(t, new) for t, (_, new) in changes if t >= trace.onset]
+    assert after_onset and after_onset[0][1] != OK, trace.notes
+    detected = next(t for t, new in after_onset if new == LEAKING)
+    # detected once, then never out of leaking to the end of the trace (two days later)
+    assert [new for t, new in after_onset if t >= detected] == [LEAKING]
+    assert trace.times[-1] - detected > 24 * HOUR
+    assert len(served) > 24 * 60
+    assert all(rate is not None and rate > 0 for _, rate, _ in served)
+    assert all(seconds is not None for _, _, seconds in served)
+    # the rate served is the leak's, not a short window's swing with the wander (those
+    # reached -74 and +150 MB/h): from an hour after detection on, mostly the 6-hour
+    # window's, within a factor 3 of the true 30 MB/h (measured: 15 to 49 MB/h on these seeds)
+    later = [rate for t, rate, _ in served if t >= detected + HOUR]
+    assert trace.rate_bytes_per_hour / 3 < min(later) and max(later) < 3 * trace.rate_bytes_per_hour
+
+
+def run_until(detector, times, values, aux, until):
+    changes = []
+    for i, t in enumerate(times):
+        if t > until:
+            break
+        change = detector.feed(t, values[i], aux[i] if aux is not None else None)
+        if change is not None:
+            changes.append((t, change[1]))
+    return changes
+
+
+@pytest.mark.parametrize("make, seed", [(families.seed_leak, 1), (families.rss_leak, 37)])
+def test_a_restart_ends_leaking_at_once(make, seed):
+    trace = make(seed, 4.0)
+    # the server restarts 10 h into the leak: the caches are emptied to a third
+    values, end = ended(trace, 10 * HOUR, lambda t, value, level: value - 2 * level / 3)
+    detector, _ = detector_for(trace)
+    changes = run_until(detector, trace.times, values, trace.aux, end + 6 * HOUR)
+    assert (LEAKING in [new for t, new in changes if t < end]), trace.notes
+    after = [(t, new) for t, new in changes if t >= end]
+    assert after and after[0][1] == OK and after[0][0] - end <= 300
+    assert LEAKING not in [new for _, new in after]
+
+
+def test_a_leak_that_stops_growing_ends_leaking_within_hours():
+    trace = families.seed_leak(1, 4.0)
+    # the leak stops 10 h after its onset and the dictionary stays where it got to
+    values, end = ended(trace, 10 * HOUR, lambda t, value, level: value)
+    detector, _ = detector_for(trace)
+    changes = run_until(detector, trace.times, values, trace.aux, end + 8 * HOUR)
+    assert LEAKING in [new for t, new in changes if t < end]
+    after = [(t, new) for t, new in changes if t >= end]
+    # the 6-hour window still holds the growth for a while; measured: 3.5 h
+    assert after and after[0][1] == OK and after[0][0] - end <= 5 * HOUR
+    assert LEAKING not in [new for _, new in after]
