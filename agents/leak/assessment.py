@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Callable
 
 from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
 from mysql_snmp.agents.leak.history import Baseline, SeriesHistory, WindowPoints
@@ -108,19 +109,21 @@ class Assessment:
         while the leak goes on, and the most points give the steadiest rate.  None when no
         window rises at all: then there is no growth rate to serve.
         """
-        for candidates in ([v for v in self.verdicts if v.confirmed], [v for v in self.verdicts if v.growing],
-                           [v for v in self.verdicts if v.rate_per_second > 0]):
-            if candidates:
-                return max(candidates, key=lambda v: v.seconds)
-        return None
+        return self._longest(lambda v: v.confirmed, lambda v: v.growing, lambda v: v.rate_per_second > 0)
 
     @property
     def reason(self) -> str:
         """From the longest window that confirms (else grows): the most data to compare with."""
-        for candidates in ([v for v in self.verdicts if v.confirmed], [v for v in self.verdicts if v.growing]):
-            if candidates:
-                return max(candidates, key=lambda v: v.seconds).reason
-        return REASON_NONE
+        verdict = self._longest(lambda v: v.confirmed, lambda v: v.growing)
+        return verdict.reason if verdict is not None else REASON_NONE
+
+    def _longest(self, *tests: Callable[[WindowVerdict], bool]) -> WindowVerdict | None:
+        """The longest window passing the first test any window passes."""
+        for test in tests:
+            passing = [v for v in self.verdicts if test(v)]
+            if passing:
+                return max(passing, key=lambda v: v.seconds)
+        return None
 
 
 def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now: float) -> Assessment | None:
