@@ -519,6 +519,21 @@ def test_notifications(catalog, document):
     assert document["conformance_oid"] == "1.3.6.1.4.1.20267.200.4"
 
 
+def test_no_text_is_cut_at_a_comma_of_a_flow_mapping(document):
+    """In a one-line YAML mapping an unquoted text ends at its first comma and the rest becomes a key
+    with no value: the MIB once said 'Replication' for 'Replication, binary logs and heartbeat.'"""
+    def cut_texts(node, where):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if value is None:
+                    yield f"{where}: {key!r}"
+                yield from cut_texts(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for item in node:
+                yield from cut_texts(item, f"{where}/{item.get('name', '') if isinstance(item, dict) else ''}")
+    assert list(cut_texts(document, "")) == []
+
+
 @pytest.mark.parametrize(
     "path, reader",
     [
