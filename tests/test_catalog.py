@@ -18,6 +18,7 @@ import yaml
 
 from mysql_snmp.agents.catalog import (CATALOG_PATH, CatalogError, format_oid, load_catalog, load_catalog_file, parse_catalog,
                             parse_oid)
+from tests.exporter.go_exporter import GO_EXPORTER
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
 LEGACY_TSV = SHARED / "reference" / "mysql-snmp-legacy-objects.tsv"
@@ -532,6 +533,32 @@ def test_no_text_is_cut_at_a_comma_of_a_flow_mapping(document):
             for item in node:
                 yield from cut_texts(item, f"{where}/{item.get('name', '') if isinstance(item, dict) else ''}")
     assert list(cut_texts(document, "")) == []
+
+
+def catalog_help_texts(catalog) -> dict[str, str]:
+    """Every help text the catalog serves: its entries' and its Prometheus family rules'."""
+    texts = {metric.name: metric.help for metric in catalog}
+    families = catalog.families
+    for section in (families.rows, families.named):
+        for source, rules in section.items():
+            texts.update({f"{source} {rule.name}": rule.help for rule in rules if not rule.drop})
+    texts.update({family.name: family.help for family in families.values})
+    return texts
+
+
+def test_help_is_written_here_not_copied_from_mysqld_exporter(catalog):
+    """Metric names, labels and types carry over from mysqld_exporter; its help sentences do not.  The
+    installed Go binary holds every help string of its own, so a copy (case and punctuation aside) is
+    found in its text."""
+    binary = Path(GO_EXPORTER)
+    if not binary.exists():
+        pytest.skip(f"{GO_EXPORTER} not installed (apt-get install prometheus-mysqld-exporter)")
+    words = re.compile(rb"[^a-z0-9]+")
+    their_text = words.sub(b" ", binary.read_bytes().lower())
+    assert b" generic metric from show global status " in their_text  # upstream's wording is readable here
+    copied = {where: text for where, text in catalog_help_texts(catalog).items()
+              if words.sub(b" ", text.lower().encode()).strip() in their_text}
+    assert copied == {}
 
 
 @pytest.mark.parametrize(

@@ -323,7 +323,7 @@ def test_tokudb_lines_untyped_under_upstream_names():
         ("mysql_engine_tokudb_locktree_time_spent_ending_the_sto_early_seconds", ()): 9115.904484,
         ("mysql_engine_tokudb_cachetable_evictions_10__of_misses", ()): 3.0}
     assert family(families, "mysql_engine_tokudb_db_opens").documentation == \
-        "Generic metric from SHOW ENGINE TOKUDB STATUS."
+        "One SHOW ENGINE TOKUDB STATUS line under its own name, untyped."
 
 
 def test_userstat_columns_the_catalog_does_not_list_are_untyped_under_upstream_names():
