@@ -56,11 +56,13 @@ class CommandParser(argparse.ArgumentParser):
         super().error(message)
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, argv: list[str] | None = None) -> argparse.ArgumentParser:
     """Every command's parser, or with ``only`` that one command's.
 
     A long-running service imports only its own command's modules: the agentx command alone
-    would bring asyncio into the exporter, the leak and generate commands their tooling."""
+    would bring asyncio into the exporter, the leak and generate commands their tooling.
+    Given the command line about to be parsed, the ``only`` command's module may first prepare
+    for it (``before_parser(argv)``, before its parser's imports)."""
     parser = CommandParser(
         prog="mysql-snmp",
         description=(
@@ -73,7 +75,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, module_name in COMMAND_MODULES.items():
         if only in (None, name):
-            importlib.import_module(module_name).register(subparsers)
+            module = importlib.import_module(module_name)
+            if name == only and argv is not None and hasattr(module, "before_parser"):
+                module.before_parser(argv)
+            module.register(subparsers)
     for subparser in commands_of(parser):
         add_common_options(subparser, default_level=None)
     return parser
@@ -125,7 +130,8 @@ def chosen_command(argv: list[str]) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser(only=chosen_command(sys.argv[1:] if argv is None else argv))
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(only=chosen_command(words), argv=words)
     args, extras = parser.parse_known_args(argv)
     if extras:
         print(unrecognized_message(command_parser(parser, args), extras), file=sys.stderr)

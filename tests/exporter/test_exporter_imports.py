@@ -110,3 +110,38 @@ def test_a_named_command_builds_only_its_own_parser():
     assert only.parse_args(["exporter"]).command == "exporter"
     with pytest.raises(SystemExit):
         only.parse_args(["agentx"])
+
+
+# Runs a command line through main() (or only builds its parser), then says whether the catalog
+# was loaded: load_catalog() caches the one it returns.
+CATALOG_LOADED = ("import sys\n"
+                  "from mysql_snmp.agents.catalog import load_catalog\n"
+                  "from mysql_snmp.agents.cli import build_parser, chosen_command, main\n"
+                  "argv = sys.argv[2:]\n"
+                  "if sys.argv[1] == 'main':\n"
+                  "    try:\n"
+                  "        main(argv)\n"
+                  "    except SystemExit:\n"
+                  "        pass\n"
+                  "else:\n"
+                  "    build_parser(only=chosen_command(argv), argv=argv)\n"
+                  "print('catalog loaded:', load_catalog.cache_info().currsize)\n")
+
+
+def catalog_loaded(how: str, *argv: str) -> bool:
+    answer = subprocess.run([sys.executable, "-c", CATALOG_LOADED, how, *argv], cwd=REPO,
+                            capture_output=True, text=True, timeout=60)
+    assert answer.returncode == 0, answer.stderr
+    return answer.stdout.splitlines()[-1] == "catalog loaded: 1"
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["exporter", "--help"], ["exporter", "-h"], ["--version"],
+                                  ["exporter", "--version"], ["agentx", "--help"], ["generate", "--help"]])
+def test_help_and_version_do_not_load_the_catalog(argv):
+    assert not catalog_loaded("main", *argv)
+
+
+def test_the_exporters_own_command_line_loads_the_catalog_before_its_parser_is_built():
+    # before the exporter's modules are imported: less resident memory for the process's life
+    assert catalog_loaded("parser", "exporter", "--web.listen-address=127.0.0.1:9104")
+    assert not catalog_loaded("parser", "exporter", "--help")
