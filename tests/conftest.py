@@ -20,12 +20,8 @@ SHARED_DIR = Path(__file__).resolve().parents[1] / ".." / "shared"
 @pytest.fixture(scope="session")
 def mariadb():
     """A private MariaDB primary (log-bin, performance_schema memory instruments, AHI on)."""
-    server = ThrowawayMariaDB(server_id=1)
-    server.start()
-    try:
+    with ThrowawayMariaDB(server_id=1) as server:
         yield server
-    finally:
-        server.stop(remove=True)
 
 
 # What mysqld_exporter's table collectors read: userstat's tables and the query response time
@@ -36,12 +32,8 @@ TABLE_COLLECTOR_ARGS = ("--userstat=1", "--plugin-load-add=query_response_time",
 @pytest.fixture(scope="session")
 def mariadb_tables():
     """A private MariaDB primary for the table collectors: as ``mariadb``, plus userstat and query_response_time."""
-    server = ThrowawayMariaDB(server_id=11, extra_args=TABLE_COLLECTOR_ARGS)
-    server.start()
-    try:
+    with ThrowawayMariaDB(server_id=11, extra_args=TABLE_COLLECTOR_ARGS) as server:
         yield server
-    finally:
-        server.stop(remove=True)
 
 
 @pytest.fixture(scope="session")
@@ -52,9 +44,7 @@ def mariadb_replica(mariadb):
         f"CREATE USER IF NOT EXISTS 'repl'@'127.0.0.1' IDENTIFIED BY '{password}'",
         "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1'",
     )
-    replica = ThrowawayMariaDB(server_id=2)
-    replica.start()
-    try:
+    with ThrowawayMariaDB(server_id=2) as replica:
         replica.execute(
             f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={mariadb.port}, MASTER_USER='repl', "
             f"MASTER_PASSWORD='{password}', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1",
@@ -62,8 +52,6 @@ def mariadb_replica(mariadb):
         )
         wait_for_replication(replica)
         yield replica
-    finally:
-        replica.stop(remove=True)
 
 
 @pytest.fixture

@@ -458,12 +458,8 @@ ROCKSDB_PLUGIN = Path("/usr/lib/mysql/plugin/ha_rocksdb.so")
 def mariadb_rocksdb():
     if not ROCKSDB_PLUGIN.exists():
         pytest.skip(f"{ROCKSDB_PLUGIN} absent (apt-get install mariadb-plugin-rocksdb)")
-    server = ThrowawayMariaDB(server_id=12, extra_args=("--plugin-load-add=ha_rocksdb",))
-    server.start()
-    try:
+    with ThrowawayMariaDB(server_id=12, extra_args=("--plugin-load-add=ha_rocksdb",)) as server:
         yield server
-    finally:
-        server.stop(remove=True)
 
 
 def test_rocksdb_perf_context_agrees_with_sql(mariadb_rocksdb, tmp_path):
