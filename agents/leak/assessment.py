@@ -30,7 +30,7 @@ from typing import Callable
 from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
 from mysql_snmp.agents.leak.history import Baseline, SeriesHistory, WindowPoints
 from mysql_snmp.agents.leak.trend import (
-    Trend, autocorrelation_factor, estimate_trend, find_steps, mann_kendall_z, median, segments_between,
+    Trend, autocorrelation_factor, estimate_trend, mann_kendall_z, median, segments_between,
     theil_sen_slope,
 )
 from mysql_snmp.agents.leak.warmup import WarmupCurve, find_restart, fit_warmup
@@ -326,9 +326,8 @@ def _reason(
         return REASON_UNEXPLAINED
     # a restart inside the window drops the value and the count together, and what the
     # server holds besides its tables comes back a little different: only pairs on one
-    # side of such a step compare like with like
-    steps = find_steps(values, config.step_factor, series.resolution_bytes)
-    segments = segments_between(steps, len(values))
+    # side of such a step compare like with like, so the count is split where the trend was
+    segments = segments_between(trend.split, len(values))
     if mann_kendall_z(aux, segments) < config.significance_z:
         return REASON_UNEXPLAINED
     try:
@@ -343,7 +342,7 @@ def _reason(
     if bytes_per_unit * added < 0.5 * trend.growth:
         return REASON_UNEXPLAINED
     remainder = [v - bytes_per_unit * a for v, a in zip(values, aux)]
-    rest = estimate_trend(times, remainder, config.step_factor, series.resolution_bytes, steps=steps)
+    rest = estimate_trend(times, remainder, config.step_factor, series.resolution_bytes, steps=trend.split)
     if rest.z >= config.significance_z:
         return REASON_UNEXPLAINED
     return REASON_TABLES

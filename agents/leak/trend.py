@@ -180,7 +180,10 @@ class Trend:
     z: float
     points: int
     span_seconds: float
-    steps: int  # one-off jumps (and gaps) left out of the estimate
+    # where the window was split: the index after each one-off jump, gap or given step, whose
+    # crossing pairs the estimate leaves out (a caller comparing the window with another series
+    # splits it at the same places)
+    split: tuple[int, ...]
     autocorrelation: float = 1.0  # the Hamed-Rao factor the variance was inflated by
     # How far the level rose across those jumps, the falls not counted: a deployment's step up
     # lifts the level above every earlier high without being growth.
@@ -233,7 +236,7 @@ def estimate_trend(
         z=z / math.sqrt(factor),
         points=len(times),
         span_seconds=times[-1] - times[0],
-        steps=len(split),
+        split=tuple(split),
         autocorrelation=factor,
         rise_across_steps=sum(max(0.0, values[i] - values[i - 1]) for i in split),
     )
