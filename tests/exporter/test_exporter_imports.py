@@ -28,7 +28,10 @@ RECORDING_MAIN = ("import atexit, sys\n"
 # Top-level modules (with their submodules) an exporter never needs: the SNMP side, the agentx
 # command's event loop, PyYAML when no YAML file says anything, the command line's typo hints,
 # importlib.metadata's zip and CSV readers for a version string.
-NEVER = ("pysnmp", "yaml", "asyncio", "difflib", "importlib.metadata", "zipfile", "csv")
+NEVER = ("pysnmp", "yaml", "asyncio", "difflib", "importlib.metadata", "zipfile", "csv",
+         # prometheus_client (the tests' reference only) and OpenSSL without TLS configured
+         # (agents/exporter/metric_types.py, tls_on_demand.py)
+         "prometheus_client", "ssl", "_ssl", "urllib.request", "wsgiref")
 NEVER_OURS = ("mysql_snmp.agents.agentx", "mysql_snmp.agents.generate", "mysql_snmp.agents.commands.agentx",
               "mysql_snmp.agents.commands.leak", "mysql_snmp.agents.commands.generate",
               "mysql_snmp.agents.leak.replay",
@@ -77,7 +80,7 @@ def test_the_packaged_command_line_loads_no_yaml_snmp_or_other_commands(monitori
     modules = modules_of_a_scraped_exporter(monitoring_user.my_cnf, tmp_path,
                                             f"--exporter.leak-config={PACKAGED_LEAK_YML}")
     # The record is real: what a scrape needs is there.
-    assert {"pymysql", "prometheus_client", "mysql_snmp.agents.exporter.app",
+    assert {"pymysql", "mysql_snmp.agents.exporter.wire_format", "mysql_snmp.agents.exporter.app",
             "mysql_snmp.agents.sources.global_status", "mysql_snmp.agents.leak.detector"} <= modules
     assert loaded(modules, NEVER) == []
     assert loaded(modules, NEVER_OURS) == []
