@@ -38,15 +38,17 @@ def root_settings(server: ThrowawayMariaDB) -> ConnectionSettings:
 
 
 def create_monitoring_user(server: ThrowawayMariaDB, directory: Path, grants=MINIMAL_GRANTS,
-                           name: str | None = None) -> MonitoringUser:
-    """A user with exactly ``grants`` and a 0600 my.cnf for it in ``directory``."""
+                           name: str | None = None, over_socket: bool = False) -> MonitoringUser:
+    """A user with exactly ``grants`` and a 0600 my.cnf for it in ``directory``: over loopback TCP,
+    or with ``over_socket`` over the server's Unix socket (the account is then @'localhost')."""
     name = name or f"mon_{secrets.token_hex(4)}"
     password = secrets.token_urlsafe(12)
-    account = f"'{name}'@'127.0.0.1'"
+    account = f"'{name}'@'{'localhost' if over_socket else '127.0.0.1'}'"
     server.execute(f"CREATE USER {account} IDENTIFIED BY '{password}'",
                    *(grant.format(user=account) for grant in grants))
     my_cnf = Path(directory) / f"{name}.cnf"
-    my_cnf.write_text(f"[client]\nhost = 127.0.0.1\nport = {server.port}\nuser = {name}\npassword = {password}\n")
+    where = f"host = localhost\nsocket = {server.socket_path}" if over_socket else f"host = 127.0.0.1\nport = {server.port}"
+    my_cnf.write_text(f"[client]\n{where}\nuser = {name}\npassword = {password}\n")
     my_cnf.chmod(0o600)
     return MonitoringUser(name, password, my_cnf)
 

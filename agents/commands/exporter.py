@@ -49,7 +49,10 @@ def before_parser(argv: list[str]) -> None:
 
 
 def register(subparsers) -> None:
-    from mysql_snmp.agents.exporter.flags import add_arguments
+    from mysql_snmp.agents.exporter.tls_on_demand import without_ssl
+
+    with without_ssl():  # the flags import pymysql: without ssl, as run() imports the rest
+        from mysql_snmp.agents.exporter.flags import add_arguments
 
     parser = subparsers.add_parser(
         "exporter",
@@ -98,13 +101,17 @@ def run(args) -> int:
     from mysql_snmp.agents.exporter.allocator import tune_malloc
 
     tune_malloc()  # before the first thread starts
-    from mysql_snmp.agents.catalog import CatalogError, load_catalog
-    from mysql_snmp.agents.connection import PASSWORD_ENV, ConfigError
-    from mysql_snmp.agents.exporter.app import ExporterApp
-    from mysql_snmp.agents.exporter.flags import config_from_args, parse_listen_address
-    from mysql_snmp.agents.exporter.server import serve
-    from mysql_snmp.agents.exporter.systemd_socket import SystemdSocketError, systemd_listeners
-    from mysql_snmp.agents.exporter.web_config import WebConfigError, load_web_config
+    from mysql_snmp.agents.exporter.tls_on_demand import without_ssl
+
+    # pymysql and the HTTP server load without ssl: a target or web config that wants TLS loads it then.
+    with without_ssl():
+        from mysql_snmp.agents.catalog import CatalogError, load_catalog
+        from mysql_snmp.agents.connection import PASSWORD_ENV, ConfigError
+        from mysql_snmp.agents.exporter.app import ExporterApp
+        from mysql_snmp.agents.exporter.flags import config_from_args, parse_listen_address
+        from mysql_snmp.agents.exporter.server import serve
+        from mysql_snmp.agents.exporter.systemd_socket import SystemdSocketError, systemd_listeners
+        from mysql_snmp.agents.exporter.web_config import WebConfigError, load_web_config
 
     config = config_from_args(args)
     listeners = None

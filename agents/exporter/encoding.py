@@ -1,54 +1,28 @@
-"""Exposition with prometheus_client's encoders, memoised per unchanged family.
+"""Exposition of a scrape's families, memoised per unchanged family.
 
 Most of a MySQL scrape does not change between scrapes: ~500 global variables and
-hundreds of status values are the same number as last time.  Building a family
-object and encoding it costs ~10 us each in prometheus_client (its OpenMetrics
-encoder escapes HELP text one character at a time), which for ~1300 samples is
-the bulk of a scrape's CPU.  So unlabelled one-sample families are *interned*:
-the same (type, name, value) gives back the same family object, and the bytes
-prometheus_client produced for it are kept.  Plain families are written by
-agents/exporter/sample_lines.py (tested byte-identical to prometheus_client); the
-rest go through prometheus_client's encoders.  Each target owns its
-interner (no process-wide state), and the "registry" handed to the encoder is a
-custom collector holding the scrape's families.
+hundreds of status values are the same number as last time.  So unlabelled one-sample
+families are *interned*: the same (type, name, value) gives back the same family object,
+and the bytes written for it are kept.  Plain families are written by
+agents/exporter/sample_lines.py, the rest by agents/exporter/wire_format.py (both tested
+byte-identical to prometheus_client).  Each target owns its interner (no process-wide state).
 """
 
 from __future__ import annotations
 
-import functools
-import re
 import threading
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Mapping
 
-from prometheus_client.core import Metric
-from prometheus_client.exposition import choose_encoder
-from prometheus_client.openmetrics import exposition as openmetrics
-
+from mysql_snmp.agents.exporter.metric_types import Metric
 from mysql_snmp.agents.exporter.sample_lines import plain_body, plain_format
+from mysql_snmp.agents.exporter.wire_format import OPENMETRICS_EOF, Format, family_text, negotiate_format
 
-_OPENMETRICS_EOF = b"# EOF\n"
-# The names Prometheus accepted before UTF-8 names, less the colon (OpenMetrics' underscores
-# escaping rewrites a colon in a sample name): these come out of either escaping unchanged.
-_LEGACY_METRIC_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
-# Not "__"-reserved: allow-utf-8 escaping quotes a reserved label name, underscores escaping does not.
-_LEGACY_LABEL_NAME = re.compile(r"(?!__)[a-zA-Z_][a-zA-Z0-9_]*")
+_OPENMETRICS_EOF = OPENMETRICS_EOF.encode()
 
 
 # Marks the key of a family registered by reuse(): kept with its build, outside the generations.
 _REUSED = object()
-
-
-class _Families:
-    """The minimal "registry" an encoder needs: an object whose collect() yields families."""
-
-    __slots__ = ("_families",)
-
-    def __init__(self, families: list[Metric]):
-        self._families = families
-
-    def collect(self) -> Iterator[Metric]:
-        return iter(self._families)
 
 
 class FamilyInterner:
@@ -95,7 +69,7 @@ class FamilyInterner:
                     self._keys[id(family)] = key
                     self._created += 1
         # A family dropped meanwhile by another thread's new generation is still a correct family:
-        # it is encoded afresh (is_interned() says no), and marking its orphaned entry costs nothing.
+        # its bytes are not remembered (remember() finds no key), and marking its orphaned entry costs nothing.
         entry[1] = self._generation
         return entry[0]
 
@@ -159,10 +133,6 @@ class FamilyInterner:
                 for by_id in self._encoded.values():
                     by_id.pop(id(family), None)
 
-
-    def is_interned(self, family: Metric) -> bool:
-        return id(family) in self._keys
-
     def encoded_by_id(self, content_type: str) -> dict[int, bytes]:
         """id(family) -> its bytes in ``content_type``, for the interned families encoded so far."""
         return self._encoded.setdefault(content_type, {})
@@ -181,50 +151,21 @@ def scalar_family(interner: FamilyInterner | None, family_type: Callable[..., Me
     return interner.scalar(family_type, name, documentation, value)
 
 
-def _identity_escaping_twin(encoder: Callable) -> Callable | None:
-    """The same OpenMetrics encoder with allow-utf-8 escaping, when ``encoder`` escapes underscores.
-
-    Underscore escaping rewrites every sample name one character at a time
-    (prometheus_client 0.2x), about half of the encoding time of a scrape, although a
-    legacy name (``[a-zA-Z_:][a-zA-Z0-9_:]*``) comes out unchanged.  allow-utf-8
-    escaping leaves a legacy name unchanged too, with one ``str.replace``: for a family
-    whose every name is legacy, both give the same bytes (tested), so the twin is used
-    for those and the negotiated encoder for anything else.
-    """
-    if (isinstance(encoder, functools.partial) and encoder.func is openmetrics.generate_latest
-            and encoder.keywords.get("escaping") == openmetrics.UNDERSCORES):
-        return functools.partial(encoder, escaping=openmetrics.ALLOWUTF8)
-    return None
-
-
-def _all_names_legacy(family: Metric) -> bool:
-    if not _LEGACY_METRIC_NAME.fullmatch(family.name):
-        return False
-    checked: set[str] = set()
-    for sample in family.samples:
-        if sample.name is not family.name and not _LEGACY_METRIC_NAME.fullmatch(sample.name):
-            return False
-        for label in sample.labels:
-            if label not in checked:
-                if not _LEGACY_LABEL_NAME.fullmatch(label):
-                    return False
-                checked.add(label)
-    return True
-
-
 @dataclass(frozen=True)
 class Negotiated:
     """The exposition format one request's Accept header chose, worked out once per request."""
 
-    encoder: Callable
-    content_type: str
+    form: Format
     plain_form: tuple[str, str] | None  # agents/exporter/sample_lines.py writes plain families in it
-    legacy_twin: Callable | None  # _identity_escaping_twin()
+
+    @property
+    def content_type(self) -> str:
+        return self.form.content_type
 
 
 def negotiate(accept_header: str | None) -> Negotiated:
-    encoder, content_type = choose_encoder(accept_header or "")
-    return Negotiated(encoder, content_type, plain_format(encoder), _identity_escaping_twin(encoder))
+    form = negotiate_format(accept_header)
+    return Negotiated(form, plain_format(form))
 
 
 def encode(families: Iterable[Metric], accept_header: str | None,
@@ -239,48 +180,22 @@ def encode_as(families: Iterable[Metric], chosen: Negotiated,
     """The exposition of ``families`` in the ``chosen`` format (``final``: with OpenMetrics'
     closing ``# EOF``; without, for a body that more families follow)."""
     interner = interner if interner is not None else _NO_INTERNER  # an empty one is falsy (__len__)
-    negotiated, content_type = chosen.encoder, chosen.content_type
-    form = chosen.plain_form
-    twin = chosen.legacy_twin
+    form, plain, content_type = chosen.form, chosen.plain_form, chosen.content_type
     chunks: list[bytes] = []
-    pending: list[Metric] = []
-    pending_encoder = negotiated
-
-    def flush() -> None:
-        if pending:
-            chunks.append(_strip_eof(pending_encoder(_Families(pending))))
-            pending.clear()
-
-    def encoder_for(family: Metric) -> Callable:
-        return twin if twin is not None and _all_names_legacy(family) else negotiated
-
     # One dict lookup per family: an unchanged value's family is interned and already encoded.
     known = interner.encoded_by_id(content_type).get
     for family in families:
         body = known(id(family))
         if body is None:
             # Most families are plain (agents/exporter/sample_lines.py): written directly.
-            body = plain_body(family, form) if form is not None else None
-            if body is None and not interner.is_interned(family):
-                encoder = encoder_for(family)
-                if encoder is not pending_encoder:
-                    flush()
-                    pending_encoder = encoder
-                pending.append(family)
-                continue
+            body = plain_body(family, plain) if plain is not None else None
             if body is None:
-                body = _strip_eof(encoder_for(family)(_Families([family])))
+                body = family_text(family, form).encode("utf-8")
             interner.remember(family, content_type, body)
-        flush()
         chunks.append(body)
-    flush()
-    if final and content_type.startswith("application/openmetrics-text"):
+    if final and form.openmetrics:
         chunks.append(_OPENMETRICS_EOF)
     return b"".join(chunks)
 
 
 _NO_INTERNER = FamilyInterner(generation_size=0)
-
-
-def _strip_eof(body: bytes) -> bytes:
-    return body[: -len(_OPENMETRICS_EOF)] if body.endswith(_OPENMETRICS_EOF) else body

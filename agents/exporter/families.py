@@ -13,17 +13,16 @@ from decimal import Decimal
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
-from prometheus_client.core import (
+from mysql_snmp.agents.catalog import Catalog
+from mysql_snmp.agents.exporter.encoding import FamilyInterner, scalar_family
+from mysql_snmp.agents.exporter.metric_types import (
     CounterMetricFamily,
     GaugeMetricFamily,
     HistogramMetricFamily,
     Metric,
+    Sample,
     UnknownMetricFamily,
 )
-from prometheus_client.samples import Sample
-
-from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.exporter.encoding import FamilyInterner, scalar_family
 from mysql_snmp.agents.snapshot import Snapshot, Value
 
 _FAMILY_TYPES = {
@@ -153,7 +152,7 @@ def _add_series(family: Metric, export: _Export, series: Mapping, relabel: Mappi
     What ``add_metric`` would add, built straight from the snapshot's labels: with every
     collector on this loop makes ~3,500 samples a scrape.
     """
-    # A counter family's samples are named <name>_total (prometheus_client's CounterMetricFamily).
+    # A counter family's samples are named <name>_total (CounterMetricFamily).
     sample_name = family.name + "_total" if family.type == "counter" else family.name
     wanted = export.label_set
     rewrites = [(label, rewrite) for label, rewrite in (relabel or {}).items() if label in wanted]

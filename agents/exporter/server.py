@@ -2,9 +2,9 @@
 
 Standard library only (ThreadingHTTPServer, ssl): one thread per connection, at most
 --web.max-connections of them (``connection_limit``: the cap, idle and header deadlines), TLS
-and basic auth from the exporter-toolkit web config, exposition by
-prometheus_client with the format negotiated from the Accept header
-(Prometheus text 0.0.4 or OpenMetrics). It binds --web.listen-address, or serves the
+and basic auth from the exporter-toolkit web config (ssl is loaded only then:
+agents/exporter/tls_on_demand.py), exposition in the format negotiated from the Accept header
+(Prometheus text 0.0.4 or OpenMetrics: agents/exporter/encoding.py). It binds --web.listen-address, or serves the
 listening sockets systemd passed (--web.systemd-socket).
 """
 
@@ -16,7 +16,6 @@ import html
 import io
 import logging
 import socket
-import ssl
 import sys
 import threading
 import time
@@ -198,9 +197,12 @@ class _Server(ThreadingHTTPServer):
         """
         exc = sys.exc_info()[1]
         peer = client_address[0] if isinstance(client_address, tuple) and client_address else client_address
-        if isinstance(exc, (ConnectionError, TimeoutError, ssl.SSLEOFError, ssl.SSLZeroReturnError)):
+        # Without TLS configured ssl is not loaded, and no TLS error can occur.
+        ssl = sys.modules.get("ssl")
+        if isinstance(exc, (ConnectionError, TimeoutError)) or (
+                ssl is not None and isinstance(exc, (ssl.SSLEOFError, ssl.SSLZeroReturnError))):
             log.debug("%s disconnected: %s", peer, type(exc).__name__)
-        elif isinstance(exc, ssl.SSLError):
+        elif ssl is not None and isinstance(exc, ssl.SSLError):
             log.info("TLS handshake with %s failed: %s", peer, getattr(exc, "reason", None) or exc)
         else:
             log.error("request from %s failed: %s: %s", peer, type(exc).__name__, exc)

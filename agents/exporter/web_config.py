@@ -24,7 +24,6 @@ import logging
 import os
 import re
 import secrets
-import ssl
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -41,20 +40,22 @@ class WebConfigError(ValueError):
     pass
 
 
+# Names in Python's ssl module (ssl.TLSVersion, ssl.CERT_*), looked up only when TLS is
+# configured: most exporters never load ssl (agents/exporter/tls_on_demand.py).
 _TLS_VERSIONS = {
-    "TLS10": ssl.TLSVersion.TLSv1,
-    "TLS11": ssl.TLSVersion.TLSv1_1,
-    "TLS12": ssl.TLSVersion.TLSv1_2,
-    "TLS13": ssl.TLSVersion.TLSv1_3,
+    "TLS10": "TLSv1",
+    "TLS11": "TLSv1_1",
+    "TLS12": "TLSv1_2",
+    "TLS13": "TLSv1_3",
 }
 _WEAK_TLS_VERSIONS = frozenset({"TLS10", "TLS11"})
 _CLIENT_AUTH = {
-    "": ssl.CERT_NONE,
-    "NoClientCert": ssl.CERT_NONE,
-    "RequestClientCert": ssl.CERT_OPTIONAL,
-    "RequireAnyClientCert": ssl.CERT_REQUIRED,
-    "VerifyClientCertIfGiven": ssl.CERT_OPTIONAL,
-    "RequireAndVerifyClientCert": ssl.CERT_REQUIRED,
+    "": "CERT_NONE",
+    "NoClientCert": "CERT_NONE",
+    "RequestClientCert": "CERT_OPTIONAL",
+    "RequireAnyClientCert": "CERT_REQUIRED",
+    "VerifyClientCertIfGiven": "CERT_OPTIONAL",
+    "RequireAndVerifyClientCert": "CERT_REQUIRED",
 }
 _TLS_KEYS = {"cert_file", "key_file", "client_auth_type", "client_ca_file", "min_version", "max_version"}
 # Accepted so a file written for Go exporters loads; Python's ssl picks these itself.
@@ -74,23 +75,25 @@ BCRYPT_MISSING = ("basic_auth_users needs the bcrypt module, which is not instal
 class TLSSettings:
     cert_file: Path
     key_file: Path
-    client_auth: ssl.VerifyMode = ssl.CERT_NONE
+    client_auth: str = "CERT_NONE"  # an ssl.VerifyMode name
     client_ca_file: Path | None = None
-    min_version: ssl.TLSVersion = ssl.TLSVersion.TLSv1_2
-    max_version: ssl.TLSVersion | None = None
+    min_version: str = "TLSv1_2"  # ssl.TLSVersion names
+    max_version: str | None = None
 
-    def context(self) -> ssl.SSLContext:
+    def context(self) -> "ssl.SSLContext":
+        import ssl
+
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.minimum_version = self.min_version
+        context.minimum_version = ssl.TLSVersion[self.min_version]
         if self.max_version is not None:
-            context.maximum_version = self.max_version
+            context.maximum_version = ssl.TLSVersion[self.max_version]
         try:
             context.load_cert_chain(str(self.cert_file), str(self.key_file))
             if self.client_ca_file is not None:
                 context.load_verify_locations(str(self.client_ca_file))
         except (OSError, ssl.SSLError) as exc:
             raise WebConfigError(f"TLS: cannot load {self.cert_file} / {self.key_file}: {exc}") from exc
-        context.verify_mode = self.client_auth
+        context.verify_mode = ssl.VerifyMode[self.client_auth]
         return context
 
 
@@ -141,7 +144,7 @@ def parse_web_config(document: object, base_dir: Path) -> WebConfig:
         ca = raw_tls.get("client_ca_file")
         # Python's ssl verifies every client certificate it asks for, so even
         # RequestClientCert / RequireAnyClientCert need the CA that signed them.
-        if _CLIENT_AUTH[auth_type] != ssl.CERT_NONE and not ca:
+        if _CLIENT_AUTH[auth_type] != "CERT_NONE" and not ca:
             raise WebConfigError(f"client_auth_type {auth_type} needs client_ca_file")
         versions = {}
         for key in ("min_version", "max_version"):

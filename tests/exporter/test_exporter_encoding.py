@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import generate_latest
 from prometheus_client.openmetrics.exposition import generate_latest as generate_openmetrics
 
@@ -14,23 +13,15 @@ from mysql_snmp.agents.exporter.encoding import FamilyInterner, encode
 from mysql_snmp.agents.exporter.projection import rows_families
 from mysql_snmp.parsers.status import parse_status_rows
 from mysql_snmp.parsers.tabular import parse_table_text
+from tests.exporter.oracle import ClientRegistry
 
 LIVE = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "live" / "mariadb-10.11"
 OPENMETRICS = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"
 
 
-class Families:
-    def __init__(self, families):
-        self.families = families
-
-    def collect(self):
-        return iter(self.families)
-
-
 def reference(families, generate) -> bytes:
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(Families(families))
-    return generate(registry)
+    """``families`` as prometheus_client's ``generate`` writes them."""
+    return generate(ClientRegistry(families))
 
 
 def status_families(interner):
@@ -120,7 +111,7 @@ def test_reuse_keeps_the_newest_equal_inputs_so_older_rows_are_freed():
     import gc
     import weakref
 
-    from prometheus_client.core import GaugeMetricFamily
+    from mysql_snmp.agents.exporter.metric_types import GaugeMetricFamily
 
     class Rows(dict):  # a dict that can be watched with a weak reference
         pass
@@ -146,7 +137,7 @@ def test_reuse_keeps_the_newest_equal_inputs_so_older_rows_are_freed():
 
 
 def test_names_needing_escapes_still_get_the_negotiated_escaping():
-    from prometheus_client.core import GaugeMetricFamily
+    from mysql_snmp.agents.exporter.metric_types import GaugeMetricFamily
 
     plain = GaugeMetricFamily("mysql_plain", "A legacy name.", labels=["state"])
     plain.add_metric(["ok"], 1)

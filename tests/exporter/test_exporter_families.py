@@ -57,11 +57,9 @@ def test_histogram_values_become_histogram_families_with_go_bucket_labels():
     (family,) = catalog_families(load_catalog(), snapshot, ["query_response_time"])
     assert family.name == "mysql_info_schema_query_response_time_seconds" and family.type == "histogram"
 
-    class Registry:
-        def collect(self):
-            return [family]
+    from tests.exporter.oracle import ClientRegistry
 
-    text = generate_latest(Registry()).decode()
+    text = generate_latest(ClientRegistry([family])).decode()
     assert 'mysql_info_schema_query_response_time_seconds_bucket{le="1e-06"} 1.0' in text
     assert 'mysql_info_schema_query_response_time_seconds_bucket{le="1"} 3.0' in text
     assert 'mysql_info_schema_query_response_time_seconds_bucket{le="1e+06"} 3.0' in text
@@ -85,13 +83,11 @@ def test_summary_series_keep_mysqld_exporter_quantile_labels():
     family = families["mysql_perf_schema_events_statements_latency"]
     assert family.type == "summary"
 
-    class Registry:
-        def collect(self):
-            return [family]
+    from tests.exporter.oracle import ClientRegistry
 
     from prometheus_client.parser import text_string_to_metric_families
 
-    (parsed,) = text_string_to_metric_families(generate_latest(Registry()).decode())
+    (parsed,) = text_string_to_metric_families(generate_latest(ClientRegistry([family])).decode())
     samples = {(sample.name, tuple(sorted(sample.labels.items()))): sample.value for sample in parsed.samples}
     digest = (("digest", "cd34"), ("digest_text", "SELECT ?"))
     assert samples == {

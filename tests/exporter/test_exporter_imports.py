@@ -16,6 +16,7 @@ import pytest
 
 from mysql_snmp.agents.cli import build_parser, chosen_command
 from mysql_snmp.agents.throwaway import free_loopback_port
+from tests.support import create_monitoring_user
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGED_LEAK_YML = REPO / "packaging" / "etc" / "leak.yml"
@@ -28,7 +29,11 @@ RECORDING_MAIN = ("import atexit, sys\n"
 # Top-level modules (with their submodules) an exporter never needs: the SNMP side, the agentx
 # command's event loop, PyYAML when no YAML file says anything, the command line's typo hints,
 # importlib.metadata's zip and CSV readers for a version string.
-NEVER = ("pysnmp", "yaml", "asyncio", "difflib", "importlib.metadata", "zipfile", "csv")
+NEVER = ("pysnmp", "yaml", "asyncio", "difflib", "importlib.metadata", "zipfile", "csv",
+         # prometheus_client (the tests' reference only; agents/exporter/metric_types.py)
+         "prometheus_client", "urllib.request", "wsgiref")
+# OpenSSL, for a target that cannot use TLS (agents/exporter/tls_on_demand.py)
+OPENSSL = ("ssl", "_ssl")
 NEVER_OURS = ("mysql_snmp.agents.agentx", "mysql_snmp.agents.generate", "mysql_snmp.agents.commands.agentx",
               "mysql_snmp.agents.commands.leak", "mysql_snmp.agents.commands.generate",
               "mysql_snmp.agents.leak.replay",
@@ -77,10 +82,20 @@ def test_the_packaged_command_line_loads_no_yaml_snmp_or_other_commands(monitori
     modules = modules_of_a_scraped_exporter(monitoring_user.my_cnf, tmp_path,
                                             f"--exporter.leak-config={PACKAGED_LEAK_YML}")
     # The record is real: what a scrape needs is there.
-    assert {"pymysql", "prometheus_client", "mysql_snmp.agents.exporter.app",
+    assert {"pymysql", "mysql_snmp.agents.exporter.wire_format", "mysql_snmp.agents.exporter.app",
             "mysql_snmp.agents.sources.global_status", "mysql_snmp.agents.leak.detector"} <= modules
     assert loaded(modules, NEVER) == []
     assert loaded(modules, NEVER_OURS) == []
+    # Over TCP pymysql prefers TLS when the server offers it, so OpenSSL is loaded for it.
+    assert loaded(modules, OPENSSL) == ["_ssl", "ssl"]
+
+
+def test_an_exporter_on_the_unix_socket_loads_no_openssl(mariadb, tmp_path):
+    on_socket = create_monitoring_user(mariadb, tmp_path, over_socket=True)
+    modules = modules_of_a_scraped_exporter(on_socket.my_cnf, tmp_path, f"--exporter.leak-config={PACKAGED_LEAK_YML}")
+    assert "pymysql" in modules
+    assert loaded(modules, OPENSSL) == []
+    assert loaded(modules, NEVER) == []
 
 
 def test_a_leak_config_that_says_something_is_read_with_pyyaml(monitoring_user, tmp_path):

@@ -9,9 +9,9 @@ import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from mysql_snmp.agents.exporter.encoding import encode, negotiate
+from mysql_snmp.agents.exporter.metric_types import CounterMetricFamily, GaugeMetricFamily
 from mysql_snmp.agents.exporter.response import SharedBodies, scrape_body
 from tests.exporter.exporter_harness import PROMETHEUS_ACCEPT, running_exporter
 
@@ -210,13 +210,13 @@ def test_a_request_negotiates_its_format_once(tmp_path, monkeypatch):
     my_cnf.write_text("[client]\nhost = 127.0.0.1\nport = 1\nuser = monitor\n")  # nothing listens on port 1
     my_cnf.chmod(0o600)
     negotiated = []
-    prometheus_clients = encoding.choose_encoder
+    negotiate_format = encoding.negotiate_format
 
     def counted(accept):
         negotiated.append(accept)
-        return prometheus_clients(accept)
+        return negotiate_format(accept)
 
-    monkeypatch.setattr(encoding, "choose_encoder", counted)
+    monkeypatch.setattr(encoding, "negotiate_format", counted)
     with running_exporter(f"--config.my-cnf={my_cnf}", "--no-exporter.leak-detector", "--no-collect.host") as exporter:
         for scrape in range(1, 3):
             status, body, headers = exporter.get(headers={"Accept": OPENMETRICS})

@@ -1,0 +1,144 @@
+"""OpenSSL only when TLS is wanted: an exporter started without TLS loads no ssl, and a target that
+asks for TLS later (a /probe auth module) loads it then and connects with it."""
+
+from __future__ import annotations
+
+import signal
+import ssl
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from mysql_snmp.agents.connection import ConnectionSettings
+from mysql_snmp.agents.exporter.tls_on_demand import wants_tls
+from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port
+from tests.exporter.test_exporter_imports import scrape_when_listening
+from tests.support import MINIMAL_GRANTS, create_monitoring_user
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_which_settings_want_tls():
+    assert not wants_tls(ConnectionSettings(host="localhost", socket="/run/mysqld/mysqld.sock"))
+    assert not wants_tls(ConnectionSettings(ssl_mode="DISABLED", ssl_ca="/ca"))
+    assert not wants_tls(ConnectionSettings(host="db1", ssl_mode="DISABLED"))
+    # Nothing said over TCP: pymysql's preferred TLS, as before OpenSSL was loaded on demand.
+    assert wants_tls(ConnectionSettings())
+    assert wants_tls(ConnectionSettings(host="db1", socket="/run/mysqld/mysqld.sock"))
+    for settings in (ConnectionSettings(ssl_mode="REQUIRED"), ConnectionSettings(ssl_mode="PREFERRED"),
+                     ConnectionSettings(ssl_ca="/ca"), ConnectionSettings(ssl_cert="/c", ssl_key="/k"),
+                     ConnectionSettings(ssl_verify_server_cert=True)):
+        assert wants_tls(settings), settings
+
+
+def test_pymysql_loaded_without_ssl_is_given_ssl_on_demand():
+    # A fresh interpreter: this one has loaded ssl long ago.
+    script = (
+        "import sys\n"
+        "from mysql_snmp.agents.exporter.tls_on_demand import ensure_ssl, without_ssl\n"
+        "with without_ssl():\n"
+        "    import pymysql.connections as connections\n"
+        "    from mysql_snmp.agents.connection import ConnectionSettings\n"
+        "print('ssl' in sys.modules, connections.SSL_ENABLED, connections.ssl)\n"
+        "ensure_ssl()\n"
+        "import ssl\n"
+        "print('ssl' in sys.modules, connections.SSL_ENABLED, connections.ssl is ssl)\n"
+        "print(ConnectionSettings(ssl_mode='REQUIRED').pymysql_kwargs()['ssl']['verify_mode'] == ssl.CERT_NONE)\n")
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True)
+    assert result.stdout.split("\n") == ["False False None", "True True True", "True", ""]
+
+
+def openssl_certificate(directory: Path) -> tuple[Path, Path]:
+    cert, key = directory / "server.crt", directory / "server.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    return cert, key
+
+
+@pytest.fixture(scope="module")
+def mariadb_tls(tmp_path_factory):
+    """A private MariaDB that speaks TLS, with a monitoring user that may log in only over TLS."""
+    cert, key = openssl_certificate(tmp_path_factory.mktemp("mariadb-tls"))
+    server = ThrowawayMariaDB(server_id=21, extra_args=(f"--ssl-cert={cert}", f"--ssl-key={key}"))
+    server.start()
+    try:
+        account = "'mon_tls'@'127.0.0.1'"
+        server.execute(f"CREATE USER {account} IDENTIFIED BY 'tls-only' REQUIRE SSL",
+                       *(grant.format(user=account) for grant in MINIMAL_GRANTS))
+        yield server
+    finally:
+        server.stop(remove=True)
+
+
+def maps_libssl(pid: int) -> bool:
+    return "libssl" in Path(f"/proc/{pid}/maps").read_text()
+
+
+@pytest.mark.live
+def test_an_exporter_without_tls_loads_ssl_for_the_first_probe_that_asks_for_it(mariadb, mariadb_tls, tmp_path):
+    my_cnf = tmp_path / "my.cnf"
+    tls_section = f"host = 127.0.0.1\nport = {mariadb_tls.port}\nuser = mon_tls\npassword = tls-only\n"
+    # The /metrics target on the Unix socket: no TLS there, so OpenSSL waits for the probe.
+    my_cnf.write_text(create_monitoring_user(mariadb, tmp_path, over_socket=True).my_cnf.read_text()
+                      + f"[client.tls]\n{tls_section}ssl-mode = REQUIRED\n"
+                      + f"[client.plain]\n{tls_section}ssl-mode = DISABLED\n")
+    my_cnf.chmod(0o600)
+    port = free_loopback_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mysql_snmp.agents.cli", "--log-level=warning", "exporter",
+         f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}", "--no-exporter.leak-detector"],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    accepted_before = int(mariadb_tls.execute("SHOW GLOBAL STATUS LIKE 'Ssl_accepts'")[0][1])
+    try:
+        assert "\nmysql_up 1.0\n" in scrape_when_listening(base + "/metrics", process)
+        assert not maps_libssl(process.pid)  # the /metrics target asks for no TLS: OpenSSL never loaded
+        # The TLS-only user cannot log in without TLS: the control that the next probe really uses it.
+        plain = scrape_when_listening(f"{base}/probe?target=127.0.0.1:{mariadb_tls.port}&auth_module=client.plain",
+                                      process)
+        assert "\nmysql_up 0.0\n" in plain
+        tls = scrape_when_listening(f"{base}/probe?target=127.0.0.1:{mariadb_tls.port}&auth_module=client.tls",
+                                    process)
+        assert "\nmysql_up 1.0\n" in tls and "mysql_global_status_uptime " in tls
+        assert maps_libssl(process.pid)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 0, stderr
+    assert int(mariadb_tls.execute("SHOW GLOBAL STATUS LIKE 'Ssl_accepts'")[0][1]) > accepted_before
+
+
+@pytest.mark.live
+def test_an_exporter_started_with_web_tls_serves_https(mariadb, monitoring_user, tmp_path):
+    cert, key = openssl_certificate(tmp_path)
+    web = tmp_path / "web.yml"
+    web.write_text(f"tls_server_config:\n  cert_file: {cert}\n  key_file: {key}\n")
+    port = free_loopback_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mysql_snmp.agents.cli", "--log-level=warning", "exporter",
+         f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={monitoring_user.my_cnf}",
+         f"--web.config.file={web}", "--no-exporter.leak-detector"],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    client = ssl.create_default_context(cafile=str(cert))
+    client.check_hostname = False  # the certificate names 127.0.0.1 as its CN only
+    deadline = time.monotonic() + 30
+    try:
+        while True:
+            assert process.poll() is None, process.stderr.read()
+            try:
+                with urllib.request.urlopen(f"https://127.0.0.1:{port}/metrics", timeout=10, context=client) as answer:
+                    body = answer.read().decode()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the exporter did not answer over TLS"
+                time.sleep(0.1)
+        assert "\nmysql_up 1.0\n" in body
+        assert maps_libssl(process.pid)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 0, stderr
