@@ -42,6 +42,9 @@ def _load_catalog_first() -> None:
 
 
 def register(subparsers) -> None:
+    from mysql_snmp.agents.exporter.builtin_hashes import use_builtin_hashes
+
+    use_builtin_hashes()  # before the catalog's digest imports hashlib
     _load_catalog_first()
     from mysql_snmp.agents.exporter.flags import add_arguments
 
