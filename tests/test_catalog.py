@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mysql_snmp.agents.catalog import (CATALOG_PATH, CatalogError, format_oid, load_catalog, load_catalog_file, parse_catalog,
-                            parse_oid)
+from mysql_snmp.agents.catalog import (CATALOG_PATH, CatalogError, format_oid, load_catalog, load_catalog_file,
+                                       load_exporter_catalog, parse_catalog, parse_oid, without_snmp)
 from tests.exporter.go_exporter import GO_EXPORTER
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
@@ -648,3 +648,37 @@ def test_a_catalog_file_that_is_not_yaml_is_one_line_naming_file_and_place(tmp_p
     with pytest.raises(CatalogError) as raised:
         load_catalog_file(tmp_path / "absent.yaml")
     assert str(raised.value) == f"{tmp_path / 'absent.yaml'}: cannot read: No such file or directory"
+
+
+def test_the_exporters_catalog_is_the_full_one_without_its_snmp_side(catalog):
+    exporters = load_exporter_catalog()
+    assert exporters is not catalog and len(exporters) == len(catalog)
+    for full, projected in zip(catalog, exporters):
+        assert projected.snmp is None
+        assert (projected.name, projected.help, projected.unit, projected.kind, projected.source, projected.labels,
+                projected.prometheus) == (full.name, full.help, full.unit, full.kind, full.source, full.labels,
+                                          full.prometheus)
+    # No SNMP tables, notifications or object groups.
+    assert catalog.tables and "notifications" in catalog.extra
+    assert exporters.tables == {} and set(exporters.extra) == {"module", "enterprise_oid", "legacy_root", "new_root"}
+    assert exporters.families.names() == catalog.families.names()
+    assert [v.name for v in exporters.families.values] == [v.name for v in catalog.families.values]
+    assert exporters.families.rows.keys() == catalog.families.rows.keys()
+
+
+def test_the_exporters_catalog_still_refuses_what_the_exporter_would_serve_wrongly(document):
+    broken = copy.deepcopy(document)
+    first, second = [m for m in broken["metrics"] if m.get("prometheus") and m["source"]["from"] == "innodb"][:2]
+    second["prometheus"] = dict(first["prometheus"])
+    with pytest.raises(CatalogError, match="already used by"):
+        parse_catalog(without_snmp(broken))
+    with pytest.raises(CatalogError, match="missing or malformed field"):
+        without_snmp({"module": "X", "metrics": ["not an entry"]})
+
+
+def test_catalog_words_that_repeat_are_one_object_each(catalog):
+    counters = [m for m in catalog if m.kind == "counter" and m.prometheus and m.prometheus.type == "counter"]
+    assert len(counters) > 100
+    assert len({id(m.kind) for m in counters}) == 1
+    assert len({id(m.source.kind) for m in catalog.from_source("global_status")}) == 1
+    assert len({id(m.prometheus.type) for m in counters}) == 1

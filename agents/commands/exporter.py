@@ -38,12 +38,15 @@ def before_parser(argv: list[str]) -> None:
     (0.3-0.5 MB less RSS, at start and after 100 scrapes; decoded after them, at the start of
     run(), it costs 0.3-0.4 MB more).  Not when the command line only asks for help or the
     version: that needs no catalog.  A broken catalog is reported by run(), which loads it again."""
+    from mysql_snmp.agents.exporter.builtin_hashes import use_builtin_hashes
+
+    use_builtin_hashes()  # before anything imports hashlib (the catalog's digest, pymysql)
     if not _PARSING_ONLY.isdisjoint(argv):
         return
-    from mysql_snmp.agents.catalog import CatalogError, load_catalog
+    from mysql_snmp.agents.catalog import CatalogError, load_exporter_catalog
 
     try:
-        load_catalog()
+        load_exporter_catalog()
     except CatalogError:
         pass
 
@@ -105,7 +108,7 @@ def run(args) -> int:
 
     # pymysql and the HTTP server load without ssl: a target or web config that wants TLS loads it then.
     with without_ssl():
-        from mysql_snmp.agents.catalog import CatalogError, load_catalog
+        from mysql_snmp.agents.catalog import CatalogError, load_exporter_catalog
         from mysql_snmp.agents.connection import PASSWORD_ENV, ConfigError
         from mysql_snmp.agents.exporter.app import ExporterApp
         from mysql_snmp.agents.exporter.flags import config_from_args, parse_listen_address
@@ -127,7 +130,7 @@ def run(args) -> int:
             for address in config.listen_addresses:
                 parse_listen_address(address)  # a typo is a start-up error, not a traceback from serve()
         web = load_web_config(config.web_config_file)
-        catalog = load_catalog()
+        catalog = load_exporter_catalog()
         app = ExporterApp(config, catalog, web)
         # The app keeps its own copy of the environment; no child process inherits the password.
         os.environ.pop(PASSWORD_ENV, None)

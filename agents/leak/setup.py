@@ -19,7 +19,7 @@ import logging
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 
 from mysql_snmp.agents.leak.config import (
@@ -33,6 +33,9 @@ from mysql_snmp.agents.leak.detector import LeakDetector
 from mysql_snmp.agents.leak.state_file import state_path_for_target
 from mysql_snmp.agents.names import did_you_mean
 from mysql_snmp.agents.yaml_errors import describe_load_error
+
+if TYPE_CHECKING:
+    from mysql_snmp.agents.catalog import Catalog
 
 log = logging.getLogger(__name__)
 
@@ -102,13 +105,15 @@ def state_path(section: Mapping[str, Any] | None, config: LeakConfig, target: st
 
 
 def build_leak_detector(target: str, config_file: str | os.PathLike | None = None,
-                        state_file: str | os.PathLike | None = None, *, agent: str) -> LeakDetector:
+                        state_file: str | os.PathLike | None = None, *, agent: str,
+                        catalog: Catalog | None = None) -> LeakDetector:
     """The detector of one target for ``agent`` (exporter or agentx); raises LeakConfigError
-    (naming the file) on a bad config."""
+    (naming the file) on a bad config.  Series names are checked against ``catalog`` (the
+    agent's own; the packaged one when None)."""
     section = read_leak_section(config_file)
     try:
         config = load_leak_config(section)
-        check_series_names(config)
+        check_series_names(config, catalog)
     except LeakConfigError as exc:
         raise LeakConfigError(f"{config_file}: {exc}") from None
     path = state_path(section, config, target, state_file, agent)
@@ -117,12 +122,13 @@ def build_leak_detector(target: str, config_file: str | os.PathLike | None = Non
     return LeakDetector(config, state_path=path)
 
 
-def check_series_names(config: LeakConfig) -> None:
+def check_series_names(config: LeakConfig, catalog: Catalog | None = None) -> None:
     """A watched, explaining or limit series must be a catalog value: a misspelt one would be
     watched for ever without a single value, and say nothing."""
-    from mysql_snmp.agents.catalog import load_catalog
+    if catalog is None:
+        from mysql_snmp.agents.catalog import load_catalog
 
-    catalog = load_catalog()
+        catalog = load_catalog()
     for i, series in enumerate(config.series):
         named = [("name", series.name), ("explained_by", series.explained_by)]
         named += [("limit_series", name) for name in series.limit_series]

@@ -128,9 +128,9 @@ def test_a_named_command_builds_only_its_own_parser():
 
 
 # Runs a command line through main() (or only builds its parser), then says whether the catalog
-# was loaded: load_catalog() caches the one it returns.
+# was loaded: load_catalog() and load_exporter_catalog() cache the one they return.
 CATALOG_LOADED = ("import sys\n"
-                  "from mysql_snmp.agents.catalog import load_catalog\n"
+                  "from mysql_snmp.agents.catalog import load_catalog, load_exporter_catalog\n"
                   "from mysql_snmp.agents.cli import build_parser, chosen_command, main\n"
                   "argv = sys.argv[2:]\n"
                   "if sys.argv[1] == 'main':\n"
@@ -140,7 +140,7 @@ CATALOG_LOADED = ("import sys\n"
                   "        pass\n"
                   "else:\n"
                   "    build_parser(only=chosen_command(argv), argv=argv)\n"
-                  "print('catalog loaded:', load_catalog.cache_info().currsize)\n")
+                  "print('catalog loaded:', load_catalog.cache_info().currsize + load_exporter_catalog.cache_info().currsize)\n")
 
 
 def catalog_loaded(how: str, *argv: str) -> bool:

@@ -133,3 +133,17 @@ def test_series_by_alias_or_with_labels_are_catalog_values(tmp_path):
                    "    - name: perf_schema_memory_bytes\n      labels: {event_name: 'memory/sql/*'}\n")
     detector = build_leak_detector("db1", config, tmp_path / "state.json", agent="exporter")
     assert [s.name for s in detector.config.series] == ["process_rss_bytes", "perf_schema_memory_bytes"]
+
+
+def test_series_names_are_checked_against_the_agents_own_catalog(tmp_path):
+    from mysql_snmp.agents.catalog import load_catalog, parse_catalog
+
+    full = load_catalog()
+    smaller = parse_catalog({"module": full.module, "enterprise_oid": "1", "legacy_root": "1.1", "new_root": "1.2",
+                             "metrics": [{"name": "process_resident_memory_bytes", "help": "RSS.", "kind": "gauge",
+                                          "source": {"from": "process", "key": "rss"}}]})
+    config = write(tmp_path / "leak.yml", "leak:\n  series:\n    - name: process_rss_bytes\n"
+                   "    - name: innodb_mem_dictionary_bytes\n      explained_by: null\n")
+    assert build_leak_detector("db1", config, agent="exporter", catalog=full).config.series
+    with pytest.raises(LeakConfigError, match=r"leak.series\[1\].name: innodb_mem_dictionary_bytes is not a catalog"):
+        build_leak_detector("db1", config, agent="exporter", catalog=smaller)
