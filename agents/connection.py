@@ -475,14 +475,29 @@ class MySQLConnection:
             from pymysql.constants import CLIENT
 
             extra["client_flag"] = CLIENT.MULTI_STATEMENTS
-        return connector(
-            **self.settings.pymysql_kwargs(),
-            **extra,
-            autocommit=True,
-            read_timeout=self.statement_timeout + 1.0,
-            write_timeout=self.statement_timeout + 1.0,
-            charset="utf8mb4",
-        )
+        def connect():
+            return connector(
+                **self.settings.pymysql_kwargs(),
+                **extra,
+                autocommit=True,
+                read_timeout=self.statement_timeout + 1.0,
+                write_timeout=self.statement_timeout + 1.0,
+                charset="utf8mb4",
+            )
+
+        try:
+            return connect()
+        except RuntimeError as exc:
+            from mysql_snmp.agents.tls_on_demand import ensure_ssl, login_needs_tls
+
+            if not login_needs_tls(exc, self.settings):
+                raise
+            # Only an exporter holds ssl back (on its own host TLS protects nothing), but this
+            # login must be encrypted: with ssl, pymysql prefers TLS where the server offers it.
+            log.info("%s: the login needs a secure channel; loading OpenSSL and retrying with TLS",
+                     self.settings.target)
+            ensure_ssl()
+            return connect()
 
     def ensure_connected(self) -> ServerInfo:
         if self._conn is not None and self.server is not None:

@@ -52,7 +52,7 @@ def before_parser(argv: list[str]) -> None:
 
 
 def register(subparsers) -> None:
-    from mysql_snmp.agents.exporter.tls_on_demand import without_ssl
+    from mysql_snmp.agents.tls_on_demand import without_ssl
 
     with without_ssl():  # the flags import pymysql: without ssl, as run() imports the rest
         from mysql_snmp.agents.exporter.flags import add_arguments
@@ -104,7 +104,7 @@ def run(args) -> int:
     from mysql_snmp.agents.exporter.allocator import tune_malloc
 
     tune_malloc()  # before the first thread starts
-    from mysql_snmp.agents.exporter.tls_on_demand import without_ssl
+    from mysql_snmp.agents.tls_on_demand import without_ssl
 
     # pymysql and the HTTP server load without ssl: a target or web config that wants TLS loads it then.
     with without_ssl():

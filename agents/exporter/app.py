@@ -26,7 +26,7 @@ from mysql_snmp.agents.exporter.own_metrics import build_info, process_families
 from mysql_snmp.agents.exporter.response import scrape_body
 from mysql_snmp.agents.exporter.settings import default_settings, probe_settings, without_certificate_check
 from mysql_snmp.agents.exporter.targets import Target
-from mysql_snmp.agents.exporter.tls_on_demand import ensure_ssl_for
+from mysql_snmp.agents.tls_on_demand import ensure_ssl_for
 from mysql_snmp.agents.exporter.web_config import BasicAuthVerifier, WebConfig
 
 log = logging.getLogger(__name__)

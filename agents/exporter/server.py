@@ -3,7 +3,7 @@
 Standard library only (ThreadingHTTPServer, ssl): one thread per connection, at most
 --web.max-connections of them (``connection_limit``: the cap, idle and header deadlines), TLS
 and basic auth from the exporter-toolkit web config (ssl is loaded only then:
-agents/exporter/tls_on_demand.py), exposition in the format negotiated from the Accept header
+agents/tls_on_demand.py), exposition in the format negotiated from the Accept header
 (Prometheus text 0.0.4 or OpenMetrics: agents/exporter/encoding.py). It binds --web.listen-address, or serves the
 listening sockets systemd passed (--web.systemd-socket).
 """

@@ -41,7 +41,7 @@ class WebConfigError(ValueError):
 
 
 # Names in Python's ssl module (ssl.TLSVersion, ssl.CERT_*), looked up only when TLS is
-# configured: most exporters never load ssl (agents/exporter/tls_on_demand.py).
+# configured: most exporters never load ssl (agents/tls_on_demand.py).
 _TLS_VERSIONS = {
     "TLS10": "TLSv1",
     "TLS11": "TLSv1_1",

@@ -32,7 +32,7 @@ RECORDING_MAIN = ("import atexit, sys\n"
 NEVER = ("pysnmp", "yaml", "asyncio", "difflib", "importlib.metadata", "zipfile", "csv",
          # prometheus_client (the tests' reference only; agents/exporter/metric_types.py)
          "prometheus_client", "urllib.request", "wsgiref")
-# OpenSSL, for a target that cannot use TLS (agents/exporter/tls_on_demand.py)
+# OpenSSL, for a target on this host with nothing said about TLS (agents/tls_on_demand.py)
 OPENSSL = ("ssl", "_ssl")
 NEVER_OURS = ("mysql_snmp.agents.agentx", "mysql_snmp.agents.generate", "mysql_snmp.agents.commands.agentx",
               "mysql_snmp.agents.commands.leak", "mysql_snmp.agents.commands.generate",
@@ -86,8 +86,8 @@ def test_the_packaged_command_line_loads_no_yaml_snmp_or_other_commands(monitori
             "mysql_snmp.agents.sources.global_status", "mysql_snmp.agents.leak.detector"} <= modules
     assert loaded(modules, NEVER) == []
     assert loaded(modules, NEVER_OURS) == []
-    # Over TCP pymysql prefers TLS when the server offers it, so OpenSSL is loaded for it.
-    assert loaded(modules, OPENSSL) == ["_ssl", "ssl"]
+    # Over loopback TCP, with nothing said about TLS: no TLS, no OpenSSL.
+    assert loaded(modules, OPENSSL) == []
 
 
 def test_an_exporter_on_the_unix_socket_loads_no_openssl(mariadb, tmp_path):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mysql_snmp.agents.connection import ConnectionSettings
-from mysql_snmp.agents.exporter.tls_on_demand import wants_tls
+from mysql_snmp.agents.tls_on_demand import wants_tls
 from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port
 from tests.exporter.test_exporter_imports import scrape_when_listening
 from tests.support import MINIMAL_GRANTS, create_monitoring_user
@@ -26,8 +26,12 @@ def test_which_settings_want_tls():
     assert not wants_tls(ConnectionSettings(host="localhost", socket="/run/mysqld/mysqld.sock"))
     assert not wants_tls(ConnectionSettings(ssl_mode="DISABLED", ssl_ca="/ca"))
     assert not wants_tls(ConnectionSettings(host="db1", ssl_mode="DISABLED"))
-    # Nothing said over TCP: pymysql's preferred TLS, as before OpenSSL was loaded on demand.
-    assert wants_tls(ConnectionSettings())
+    # Nothing said, on this host: no TLS (a login that needs it is retried with it).
+    for host in (None, "localhost", "127.0.0.1", "127.0.1.1", "::1", "[::1]"):
+        assert not wants_tls(ConnectionSettings(host=host)), host
+    # Nothing said, over the network: pymysql's preferred TLS, as before OpenSSL was loaded on demand.
+    for host in ("db1", "db1.example.com", "10.0.3.7", "fe80::1"):
+        assert wants_tls(ConnectionSettings(host=host)), host
     assert wants_tls(ConnectionSettings(host="db1", socket="/run/mysqld/mysqld.sock"))
     for settings in (ConnectionSettings(ssl_mode="REQUIRED"), ConnectionSettings(ssl_mode="PREFERRED"),
                      ConnectionSettings(ssl_ca="/ca"), ConnectionSettings(ssl_cert="/c", ssl_key="/k"),
@@ -35,11 +39,46 @@ def test_which_settings_want_tls():
         assert wants_tls(settings), settings
 
 
+# MySQL 8's caching_sha2_password full login over TCP without TLS: pymysql needs the cryptography
+# module and raises this.  No MySQL 8 here (MariaDB has no caching_sha2_password), so the first
+# login attempt is a double that raises it; the retry is a real login to a TLS MariaDB.
+SECURE_LOGIN_RETRY = """import sys
+from mysql_snmp.agents.tls_on_demand import without_ssl
+with without_ssl():
+    import pymysql
+    from mysql_snmp.agents.connection import MySQLConnection, ConnectionSettings
+attempts = []
+def connector(**kwargs):
+    attempts.append(sorted(kwargs))
+    if len(attempts) == 1:
+        raise RuntimeError("'cryptography' package is required for sha256_password or caching_sha2_password auth methods")
+    return pymysql.connect(**kwargs)
+settings = ConnectionSettings(host="127.0.0.1", port=int(sys.argv[1]), user="mon_tls", password="tls-only",
+                              ssl_mode=sys.argv[2] or None)
+connection = MySQLConnection(settings, connector=connector)
+try:
+    connection.ensure_connected()
+    cipher = connection._run("SHOW SESSION STATUS LIKE 'Ssl_cipher'").rows[0][1]
+    print("connected", len(attempts), "ssl" in sys.modules, bool(cipher))
+except Exception as exc:
+    print("failed", len(attempts), "ssl" in sys.modules, type(exc).__name__)
+"""
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("ssl_mode, outcome", [("", "connected 2 True True"), ("DISABLED", "failed 1 False")])
+def test_a_login_that_needs_a_secure_channel_is_retried_over_tls(mariadb_tls, ssl_mode, outcome):
+    result = subprocess.run([sys.executable, "-c", SECURE_LOGIN_RETRY, str(mariadb_tls.port), ssl_mode],
+                            cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().startswith(outcome), result.stdout + result.stderr
+
+
 def test_pymysql_loaded_without_ssl_is_given_ssl_on_demand():
     # A fresh interpreter: this one has loaded ssl long ago.
     script = (
         "import sys\n"
-        "from mysql_snmp.agents.exporter.tls_on_demand import ensure_ssl, without_ssl\n"
+        "from mysql_snmp.agents.tls_on_demand import ensure_ssl, without_ssl\n"
         "with without_ssl():\n"
         "    import pymysql.connections as connections\n"
         "    from mysql_snmp.agents.connection import ConnectionSettings\n"

@@ -1,0 +1,101 @@
+"""OpenSSL only for an exporter that may speak TLS.
+
+Python's ssl module maps OpenSSL's libssl and libcrypto: ~1.3 MB of resident memory for the
+process's life, ~3.7 MB with hashlib's built-in hashes (agents/exporter/builtin_hashes.py).
+pymysql imports it when it is imported, although an exporter that reaches MySQL on its own host
+and serves plain HTTP never needs it.  So the exporter imports its modules ``without_ssl()``:
+pymysql then loads as if Python had no ssl (it checks at import), and nothing else loads it.
+Before a connection that may use TLS (TLS options, or a TCP target off the host: pymysql
+prefers TLS there when the server offers it), at start or later (a /probe whose [client.NAME]
+section asks for it), ``ensure_ssl()`` imports ssl and hands it to pymysql; so does a login
+that turns out to need a secure channel (``login_needs_tls``), which is then retried; web TLS
+imports ssl where it builds its context.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import sys
+import threading
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:  # imported for real inside without_ssl(): it loads pymysql
+    from mysql_snmp.agents.connection import ConnectionSettings
+
+_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def without_ssl() -> Iterator[None]:
+    """Imports inside see no ssl module (unless one is loaded already); later imports do."""
+    if "ssl" in sys.modules:
+        yield
+        return
+    sys.modules["ssl"] = None  # the import system's "not available" marker
+    try:
+        yield
+    finally:
+        if sys.modules.get("ssl", 0) is None:
+            del sys.modules["ssl"]
+
+
+def wants_tls(settings: "ConnectionSettings") -> bool:
+    """Whether a connection with ``settings`` may use TLS (as pymysql_kwargs() configures it)."""
+    if (settings.ssl_mode or "").upper() == "DISABLED":
+        return False
+    if settings.ssl_mode or settings.ssl_ca or settings.ssl_cert or settings.ssl_key or settings.ssl_verify_server_cert:
+        return True
+    # Nothing said: over the network pymysql prefers TLS when the server offers it, as the mysql
+    # client does.  Loopback and the Unix socket never leave the host, so TLS there protects
+    # nothing (mysqld_exporter does not use it either); a login that needs it anyway is retried
+    # with it (login_needs_tls).
+    return not (settings.uses_socket or is_loopback(settings.host))
+
+
+def is_loopback(host: str | None) -> bool:
+    if host in (None, "", "localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve anywhere
+
+
+def ssl_given_to_pymysql() -> bool:
+    connections = sys.modules.get("pymysql.connections")
+    return connections is not None and getattr(connections, "SSL_ENABLED", False)
+
+
+def login_needs_tls(error: BaseException, settings: "ConnectionSettings") -> bool:
+    """Whether a failed login would succeed over TLS that ssl was held back for.
+
+    MySQL 8's caching_sha2_password (and sha256_password) make a full login, after a server restart
+    or a password change, over a secure channel or by encrypting the password with the server's RSA
+    key; pymysql does the latter only with the cryptography module, and says so in a RuntimeError."""
+    return (isinstance(error, RuntimeError) and "cryptography" in str(error)
+            and (settings.ssl_mode or "").upper() != "DISABLED" and not ssl_given_to_pymysql())
+
+
+def ensure_ssl() -> None:
+    """Load ssl, and give it to pymysql if pymysql was imported without it."""
+    with _lock:
+        import ssl
+
+        connections = sys.modules.get("pymysql.connections")
+        if connections is None or getattr(connections, "ssl", None) is ssl:
+            return
+        if not hasattr(connections, "SSL_ENABLED") or not hasattr(connections, "ssl"):
+            from mysql_snmp.agents.connection import ConfigError
+
+            raise ConfigError("TLS to MySQL is configured, but this pymysql version cannot be given ssl after "
+                              "it was loaded (pymysql.connections has no ssl / SSL_ENABLED)")
+        connections.ssl = ssl
+        connections.SSL_ENABLED = True
+
+
+def ensure_ssl_for(settings: "ConnectionSettings") -> "ConnectionSettings":
+    """``settings``, after loading ssl when they ask for TLS."""
+    if wants_tls(settings):
+        ensure_ssl()
+    return settings
