@@ -33,11 +33,11 @@ log = logging.getLogger(__name__)
 
 def _collection_families(outcome: ScrapeOutcome, counters: TargetCounters, up: float) -> list[Metric]:
     """The self metrics that change only with the collection and the error counters."""
-    mysql_up = GaugeMetricFamily("mysql_up", "Whether the MySQL server is up.")
+    mysql_up = GaugeMetricFamily("mysql_up", "1 if the server answered the last collection, 0 if it could not be reached.")
     mysql_up.add_metric([], up)
-    success = GaugeMetricFamily("mysql_exporter_collector_success", "mysqld_exporter: Whether a collector succeeded.",
+    success = GaugeMetricFamily("mysql_exporter_collector_success", "1 if the collector's statements ran in the last collection, 0 if one failed.",
                                 labels=["collector"])
-    duration = GaugeMetricFamily("mysql_exporter_collector_duration_seconds", "Collector time duration.",
+    duration = GaugeMetricFamily("mysql_exporter_collector_duration_seconds", "Seconds the collector's statements took in the last collection.",
                                  labels=["collector"])
     snapshot = outcome.record.snapshot if outcome.record else None
     any_failed = snapshot is None
@@ -63,8 +63,7 @@ def _collection_families(outcome: ScrapeOutcome, counters: TargetCounters, up: f
     for label, stamp in sorted(counters.last_success.items()):
         last_success.add_metric([label], stamp)
     last_error = GaugeMetricFamily("mysql_exporter_last_scrape_error",
-                                   "Whether the last scrape of metrics from MySQL resulted in an error "
-                                   "(1 for error, 0 for success).")
+                                   "1 if any collector failed in the last collection, else 0.")
     last_error.add_metric([], 1.0 if any_failed else 0.0)
     families = [mysql_up, success, errors, last_success, last_error]
     if duration.samples:
@@ -73,7 +72,7 @@ def _collection_families(outcome: ScrapeOutcome, counters: TargetCounters, up: f
 
 
 def _scrapes_family(counters: TargetCounters) -> Metric:
-    scrapes = CounterMetricFamily("mysql_exporter_scrapes_total", "Total number of times MySQL was scraped for metrics.")
+    scrapes = CounterMetricFamily("mysql_exporter_scrapes_total", "Collections made for scrapes of this target.")
     scrapes.add_metric([], counters.scrapes)
     return scrapes
 

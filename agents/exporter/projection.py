@@ -141,31 +141,39 @@ def _text(rows: Mapping[str, Value], name: str) -> str:
     return "" if value is None else str(value)
 
 
+# What each part of wsrep_evs_repl_latency ("min/avg/max/stdev/samples") measures, for its HELP.
+_EVS_LATENCY_MEANING = {"min_seconds": "the shortest over the sample window, in seconds",
+                        "avg_seconds": "the mean over the sample window, in seconds",
+                        "max_seconds": "the longest over the sample window, in seconds",
+                        "stdev": "the standard deviation over the sample window, in seconds",
+                        "sample_size": "the number of samples in the window"}
+
+
 def status_info_families(status: Mapping[str, Value]) -> list[Metric]:
     """Galera's status info and group communication latency (upstream's global_status extras)."""
     families = []
     if _text(status, "wsrep_local_state_uuid"):
-        families.append(_info("mysql_galera_status_info", "PXC/Galera status information.", {
+        families.append(_info("mysql_galera_status_info", "Galera node identity (cluster and node state UUIDs, provider version) as labels; the value is 1.", {
             name: _text(status, name)
             for name in ("wsrep_local_state_uuid", "wsrep_cluster_state_uuid", "wsrep_provider_version")}))
     for part, number in galera_evs_latency(_text(status, "wsrep_evs_repl_latency")).items():
         families.append(GaugeMetricFamily(f"mysql_galera_evs_repl_latency_{part}",
-                                          f"PXC/Galera group communication latency ({part}).", value=number))
+                                          f"Galera group replication latency (wsrep_evs_repl_latency): {_EVS_LATENCY_MEANING[part]}.", value=number))
     return families
 
 
 def variables_info_families(variables: Mapping[str, Value]) -> list[Metric]:
     """Version, isolation level and Galera settings (upstream's global_variables extras)."""
-    families = [_info("mysql_version_info", "MySQL version and distribution.", {
+    families = [_info("mysql_version_info", "Server version, version comment and InnoDB version as labels; the value is 1.", {
         name: _text(variables, name) for name in ("innodb_version", "version", "version_comment")})]
     level = _text(variables, "transaction_isolation") or _text(variables, "tx_isolation")
     if level:
-        families.append(_info("mysql_transaction_isolation", "MySQL transaction isolation.", {"level": level}))
+        families.append(_info("mysql_transaction_isolation", "The default transaction isolation level as a label; the value is 1.", {"level": level}))
     if _text(variables, "wsrep_cluster_name"):
-        families.append(_info("mysql_galera_variables_info", "PXC/Galera variables information.",
+        families.append(_info("mysql_galera_variables_info", "The Galera cluster name as a label; the value is 1.",
                               {"wsrep_cluster_name": _text(variables, "wsrep_cluster_name")}))
     gcache = galera_gcache_size_bytes(_text(variables, "wsrep_provider_options"))
     if gcache is not None:
-        families.append(GaugeMetricFamily("mysql_galera_gcache_size_bytes", "PXC/Galera gcache size.",
+        families.append(GaugeMetricFamily("mysql_galera_gcache_size_bytes", "Size of the Galera write-set cache (gcache.size in wsrep_provider_options), in bytes.",
                                           value=float(gcache)))
     return families

@@ -19,7 +19,7 @@ OPENMETRICS = PROMETHEUS_ACCEPT
 
 
 def collection_head_families():
-    return [GaugeMetricFamily("mysql_up", "Whether the MySQL server is up.", value=1)]
+    return [GaugeMetricFamily("mysql_up", "1 if the server answered the last collection, 0 if it could not be reached.", value=1)]
 
 
 def request_families(scrapes: int):
