@@ -488,15 +488,15 @@ class MySQLConnection:
         try:
             return connect()
         except RuntimeError as exc:
-            from mysql_snmp.agents.tls_on_demand import ensure_ssl, login_needs_tls
+            from mysql_snmp.agents.tls_on_demand import load_what_a_secure_login_needs, login_needs_tls
 
             if not login_needs_tls(exc, self.settings):
                 raise
-            # Only an exporter holds ssl back (on its own host TLS protects nothing), but this
-            # login must be encrypted: with ssl, pymysql prefers TLS where the server offers it.
-            log.info("%s: the login needs a secure channel; loading OpenSSL and retrying with TLS",
+            # Only an exporter holds OpenSSL back (on its own host TLS protects nothing), but this
+            # login must be encrypted: by cryptography's RSA, or over the TLS pymysql then prefers.
+            log.info("%s: the login needs a secure channel or RSA; loading OpenSSL and retrying",
                      self.settings.target)
-            ensure_ssl()
+            load_what_a_secure_login_needs(self.settings)
             return connect()
 
     def ensure_connected(self) -> ServerInfo:

@@ -3,7 +3,7 @@
 Python's ssl module maps OpenSSL's libssl and libcrypto: ~1.3 MB of resident memory for the
 process's life, ~3.7 MB with hashlib's built-in hashes (agents/exporter/builtin_hashes.py).
 pymysql imports it when it is imported, although an exporter that reaches MySQL on its own host
-and serves plain HTTP never needs it.  So the exporter imports its modules ``without_ssl()``:
+and serves plain HTTP never needs it.  So the exporter imports its modules ``without_openssl()``:
 pymysql then loads as if Python had no ssl (it checks at import), and nothing else loads it.
 Before a connection that may use TLS (TLS options, or a TCP target off the host: pymysql
 prefers TLS there when the server offers it), at start or later (a /probe whose [client.NAME]
@@ -20,24 +20,29 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Iterator
 
-if TYPE_CHECKING:  # imported for real inside without_ssl(): it loads pymysql
+if TYPE_CHECKING:  # imported for real inside without_openssl(): it loads pymysql
     from mysql_snmp.agents.connection import ConnectionSettings
 
 _lock = threading.Lock()
 
 
+# The modules that bind OpenSSL and that pymysql imports if it can: ssl for TLS, cryptography
+# (its RSA) for a caching_sha2_password/sha256_password full login without TLS.
+HELD_BACK = ("ssl", "cryptography")
+
+
 @contextlib.contextmanager
-def without_ssl() -> Iterator[None]:
-    """Imports inside see no ssl module (unless one is loaded already); later imports do."""
-    if "ssl" in sys.modules:
-        yield
-        return
-    sys.modules["ssl"] = None  # the import system's "not available" marker
+def without_openssl() -> Iterator[None]:
+    """Imports inside see neither ssl nor cryptography (unless already loaded); later imports do."""
+    blocked = [name for name in HELD_BACK if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # the import system's "not available" marker
     try:
         yield
     finally:
-        if sys.modules.get("ssl", 0) is None:
-            del sys.modules["ssl"]
+        for name in blocked:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
 
 
 def wants_tls(settings: "ConnectionSettings") -> bool:
@@ -68,13 +73,15 @@ def ssl_given_to_pymysql() -> bool:
 
 
 def login_needs_tls(error: BaseException, settings: "ConnectionSettings") -> bool:
-    """Whether a failed login would succeed over TLS that ssl was held back for.
+    """Whether a failed login would succeed with what was held back (TLS, or cryptography's RSA).
 
     MySQL 8's caching_sha2_password (and sha256_password) make a full login, after a server restart
     or a password change, over a secure channel or by encrypting the password with the server's RSA
     key; pymysql does the latter only with the cryptography module, and says so in a RuntimeError."""
-    return (isinstance(error, RuntimeError) and "cryptography" in str(error)
-            and (settings.ssl_mode or "").upper() != "DISABLED" and not ssl_given_to_pymysql())
+    if not (isinstance(error, RuntimeError) and "cryptography" in str(error)):
+        return False
+    auth = sys.modules.get("pymysql._auth")
+    return not (ssl_given_to_pymysql() and getattr(auth, "_have_cryptography", False))
 
 
 def ensure_ssl() -> None:
@@ -94,8 +101,37 @@ def ensure_ssl() -> None:
         connections.SSL_ENABLED = True
 
 
-def ensure_ssl_for(settings: "ConnectionSettings") -> "ConnectionSettings":
-    """``settings``, after loading ssl when they ask for TLS."""
+def ensure_cryptography() -> bool:
+    """Give pymysql cryptography's RSA if it was imported without it; False when not installed."""
+    with _lock:
+        auth = sys.modules.get("pymysql._auth")
+        if auth is None or getattr(auth, "_have_cryptography", False):
+            return True
+        try:
+            from cryptography.hazmat.backends import default_backend
+            from cryptography.hazmat.primitives import hashes, serialization
+            from cryptography.hazmat.primitives.asymmetric import padding
+        except ImportError:
+            return False
+        auth.default_backend, auth.hashes, auth.serialization, auth.padding = (
+            default_backend, hashes, serialization, padding)
+        auth._have_cryptography = True
+        return True
+
+
+def prepare_for(settings: "ConnectionSettings") -> "ConnectionSettings":
+    """``settings``, after loading ssl when they may use TLS, and cryptography when they pin the
+    server's RSA key (server-public-key-path: pymysql encrypts the password with it)."""
     if wants_tls(settings):
         ensure_ssl()
+    if settings.server_public_key is not None:
+        ensure_cryptography()
     return settings
+
+
+def load_what_a_secure_login_needs(settings: "ConnectionSettings") -> None:
+    """After login_needs_tls: cryptography's RSA if installed (works with or without TLS), and
+    ssl unless TLS is disabled (pymysql then prefers TLS, which makes the login secure)."""
+    ensure_cryptography()
+    if (settings.ssl_mode or "").upper() != "DISABLED":
+        ensure_ssl()

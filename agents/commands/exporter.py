@@ -52,9 +52,9 @@ def before_parser(argv: list[str]) -> None:
 
 
 def register(subparsers) -> None:
-    from mysql_snmp.agents.tls_on_demand import without_ssl
+    from mysql_snmp.agents.tls_on_demand import without_openssl
 
-    with without_ssl():  # the flags import pymysql: without ssl, as run() imports the rest
+    with without_openssl():  # the flags import pymysql: without OpenSSL, as run() imports the rest
         from mysql_snmp.agents.exporter.flags import add_arguments
 
     parser = subparsers.add_parser(
@@ -104,10 +104,10 @@ def run(args) -> int:
     from mysql_snmp.agents.exporter.allocator import tune_malloc
 
     tune_malloc()  # before the first thread starts
-    from mysql_snmp.agents.tls_on_demand import without_ssl
+    from mysql_snmp.agents.tls_on_demand import without_openssl
 
-    # pymysql and the HTTP server load without ssl: a target or web config that wants TLS loads it then.
-    with without_ssl():
+    # pymysql and the HTTP server load without ssl or cryptography: what needs them loads them then.
+    with without_openssl():
         from mysql_snmp.agents.catalog import CatalogError, load_exporter_catalog
         from mysql_snmp.agents.connection import PASSWORD_ENV, ConfigError
         from mysql_snmp.agents.exporter.app import ExporterApp

@@ -26,7 +26,7 @@ from mysql_snmp.agents.exporter.own_metrics import build_info, process_families
 from mysql_snmp.agents.exporter.response import scrape_body
 from mysql_snmp.agents.exporter.settings import default_settings, probe_settings, without_certificate_check
 from mysql_snmp.agents.exporter.targets import Target
-from mysql_snmp.agents.tls_on_demand import ensure_ssl_for
+from mysql_snmp.agents.tls_on_demand import prepare_for
 from mysql_snmp.agents.exporter.web_config import BasicAuthVerifier, WebConfig
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,7 @@ class ExporterApp:
     def _target(self, name: str, settings: ConnectionSettings, observers=()) -> Target:
         if self.config.tls_insecure_skip_verify:
             settings = without_certificate_check(settings)
-        settings = ensure_ssl_for(settings)  # ssl is loaded only for a target that asks for TLS
+        settings = prepare_for(settings)  # OpenSSL is loaded only for a target that may need it
         return Target(name, self._new_collector(settings), min_interval=self.config.min_interval,
                       may_interrupt=self.config.max_open_conns >= 2, observers=observers)
 

@@ -40,11 +40,11 @@ def test_which_settings_want_tls():
 
 
 # MySQL 8's caching_sha2_password full login over TCP without TLS: pymysql needs the cryptography
-# module and raises this.  No MySQL 8 here (MariaDB has no caching_sha2_password), so the first
+# module (held back by the exporter) and raises this.  No MySQL 8 here (MariaDB has no caching_sha2_password), so the first
 # login attempt is a double that raises it; the retry is a real login to a TLS MariaDB.
 SECURE_LOGIN_RETRY = """import sys
-from mysql_snmp.agents.tls_on_demand import without_ssl
-with without_ssl():
+from mysql_snmp.agents.tls_on_demand import without_openssl
+with without_openssl():
     import pymysql
     from mysql_snmp.agents.connection import MySQLConnection, ConnectionSettings
 attempts = []
@@ -59,14 +59,17 @@ connection = MySQLConnection(settings, connector=connector)
 try:
     connection.ensure_connected()
     cipher = connection._run("SHOW SESSION STATUS LIKE 'Ssl_cipher'").rows[0][1]
-    print("connected", len(attempts), "ssl" in sys.modules, bool(cipher))
+    print("connected", len(attempts), "ssl" in sys.modules, "cryptography" in sys.modules, bool(cipher))
 except Exception as exc:
-    print("failed", len(attempts), "ssl" in sys.modules, type(exc).__name__)
+    print("failed", len(attempts), "ssl" in sys.modules, "cryptography" in sys.modules, type(exc).__name__)
 """
 
 
 @pytest.mark.live
-@pytest.mark.parametrize("ssl_mode, outcome", [("", "connected 2 True True"), ("DISABLED", "failed 1 False")])
+# Retried with cryptography's RSA and TLS; with TLS disabled, with RSA only, which this TLS-only
+# user refuses (an account on MySQL 8 without REQUIRE SSL would be let in).
+@pytest.mark.parametrize("ssl_mode, outcome", [("", "connected 2 True True True"),
+                                               ("DISABLED", "failed 2 False True QueryError")])
 def test_a_login_that_needs_a_secure_channel_is_retried_over_tls(mariadb_tls, ssl_mode, outcome):
     result = subprocess.run([sys.executable, "-c", SECURE_LOGIN_RETRY, str(mariadb_tls.port), ssl_mode],
                             cwd=REPO, capture_output=True, text=True, timeout=60)
@@ -74,12 +77,12 @@ def test_a_login_that_needs_a_secure_channel_is_retried_over_tls(mariadb_tls, ss
     assert result.stdout.strip().startswith(outcome), result.stdout + result.stderr
 
 
-def test_pymysql_loaded_without_ssl_is_given_ssl_on_demand():
+def test_pymysql_loaded_without_openssl_is_given_ssl_on_demand():
     # A fresh interpreter: this one has loaded ssl long ago.
     script = (
         "import sys\n"
-        "from mysql_snmp.agents.tls_on_demand import ensure_ssl, without_ssl\n"
-        "with without_ssl():\n"
+        "from mysql_snmp.agents.tls_on_demand import ensure_ssl, without_openssl\n"
+        "with without_openssl():\n"
         "    import pymysql.connections as connections\n"
         "    from mysql_snmp.agents.connection import ConnectionSettings\n"
         "print('ssl' in sys.modules, connections.SSL_ENABLED, connections.ssl)\n"
@@ -89,6 +92,33 @@ def test_pymysql_loaded_without_ssl_is_given_ssl_on_demand():
         "print(ConnectionSettings(ssl_mode='REQUIRED').pymysql_kwargs()['ssl']['verify_mode'] == ssl.CERT_NONE)\n")
     result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True)
     assert result.stdout.split("\n") == ["False False None", "True True True", "True", ""]
+
+
+def test_pymysql_loaded_without_cryptography_is_given_its_rsa_on_demand(tmp_path):
+    # A fresh interpreter, in a venv where cryptography is installed (pyproject's test extra).
+    key = tmp_path / "server.key"
+    subprocess.run(["openssl", "genrsa", "-out", str(key), "2048"], check=True, capture_output=True)
+    public = subprocess.run(["openssl", "rsa", "-in", str(key), "-pubout"], check=True, capture_output=True).stdout
+    (tmp_path / "public.pem").write_bytes(public)
+    script = (
+        "import sys\n"
+        "from mysql_snmp.agents.tls_on_demand import ensure_cryptography, without_openssl\n"
+        "with without_openssl():\n"
+        "    import pymysql._auth as auth\n"
+        "print('cryptography' in sys.modules, auth._have_cryptography)\n"
+        "print(ensure_cryptography(), 'cryptography' in sys.modules, auth._have_cryptography)\n"
+        "sealed = auth.sha2_rsa_encrypt(b'secret', b'0123456789abcdefghij', open(sys.argv[1], 'rb').read())\n"
+        "sys.stdout.buffer.write(sealed)\n")
+    result = subprocess.run([sys.executable, "-c", script, str(tmp_path / "public.pem")], cwd=REPO,
+                            capture_output=True, check=True)
+    lines = result.stdout.split(b"\n", 2)
+    assert lines[:2] == [b"False False", b"True True True"]
+    # The password really went through RSA: the private key opens it (XORed with the scramble).
+    (tmp_path / "sealed").write_bytes(lines[2])
+    opened = subprocess.run(["openssl", "pkeyutl", "-decrypt", "-inkey", str(key), "-in", str(tmp_path / "sealed"),
+                             "-pkeyopt", "rsa_padding_mode:oaep"], check=True, capture_output=True).stdout
+    scramble = b"0123456789abcdefghij"
+    assert bytes(c ^ scramble[i % len(scramble)] for i, c in enumerate(opened)) == b"secret\0"
 
 
 def openssl_certificate(directory: Path) -> tuple[Path, Path]:
