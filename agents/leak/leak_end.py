@@ -34,14 +34,16 @@ def tested_rate(series: SeriesConfig, leak_rate_per_second: float | None) -> flo
 
 
 def growth_stopped(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now: float,
-                   leak_rate_per_second: float | None, margin: float) -> float | None:
+                   leak_rate_per_second: float | None, margin: float, leaking_seconds: float) -> float | None:
     """The shortest window (seconds) over which the series rose significantly less than the
-    tested share of the leak's rate; None while no window shows that."""
+    tested share of the leak's rate; None while no window shows that.  Only windows inside the
+    ``leaking_seconds`` since the leak was confirmed: a longer one holds the flat past before
+    the onset, which falls short of any rate."""
     rate = tested_rate(series, leak_rate_per_second)
     # the trend windows, and all the bins kept: under the slowest wander only the longest span
     # can show a stop at a rate near the series' minimum
     for seconds in (*config.windows_seconds, 2 * config.longest_window):
-        if rate * seconds < margin:
+        if rate * seconds < margin or seconds > leaking_seconds:
             continue
         points = history.window(now, seconds, config.window_points)
         if points.coverage < config.min_coverage or len(points.times) < 5:

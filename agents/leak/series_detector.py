@@ -188,8 +188,13 @@ class SeriesDetector:
         than the leak did (agents/leak/leak_end.py)."""
         if _since(now, self.peak_time) < self.config.leaking_clear_seconds:
             return False
-        return growth_stopped(self.history, self.series, self.config, now, self.leak_rate,
-                              assessment.noise_margin) is not None
+        rate, evidence = self.leak_rate, assessment.leaking_evidence
+        # a short window that confirmed the leak early may have caught the wander rising with it:
+        # the rate served now (the longest rising window's) caps it
+        if rate is not None and evidence is not None:
+            rate = min(rate, evidence.rate_per_second)
+        return growth_stopped(self.history, self.series, self.config, now, rate, assessment.noise_margin,
+                              _since(now, self.since)) is not None
 
     def reading(self) -> Reading:
         if self.last is None:
