@@ -98,8 +98,8 @@ class LeakConfig:
     # Hysteresis (the detector evaluates once per completed bin).
     confirm_evaluations: int = 3
     suspect_clear_seconds: float = 900.0
-    # leaking -> ok at the earliest; also needs the level to stop setting new highs for as
-    # long as the leak needs to rise twice the noise margin (series_detector)
+    # A leak whose growth stopped (agents/leak/leak_end.py) ends leaking only once the level has
+    # set no new high for this long; a fall back to the old level ends it at once.
     leaking_clear_seconds: float = 1800.0
     # A fall to below (1 - this) of the level within two minutes is a restart: the climb after
     # it is judged against the fitted warm-up curve (agents/leak/warmup.py).

@@ -7,11 +7,12 @@
   consecutive evaluations (one per completed bin).
 - suspect -> ok: nothing like that for ``suspect_clear_seconds``.
 - leaking -> ok: the level fell back to the high-water mark it was detected above (tables
-  dropped, server restarted); or no window grew for ``leaking_clear_seconds`` and the level
-  set no new high for as long as the leak, at its rate, needs to rise twice the noise
-  margin (the most the wander can take away between two readings).  Under wandering noise
-  every window's significance dips now and then while a leak goes on; leaving then, to come
-  back minutes later, would page an operator twice for one leak.
+  dropped, server restarted): at once; or the growth is significantly absent: for
+  ``confirm_evaluations`` consecutive evaluations some window rose significantly less than
+  half the rate the leak was confirmed at (agents/leak/leak_end.py), with no new high for
+  ``leaking_clear_seconds``.  Under wandering noise every window's significance dips now
+  and then while a leak goes on; leaving then, to come back minutes later, would page an
+  operator twice for one leak, so the end is judged against what confirmed the leak.
 
 Fed plain (time, value, explanatory value) samples, so the live detector and the replay
 command share it; it knows nothing about snapshots.
@@ -26,6 +27,7 @@ from typing import Any
 from mysql_snmp.agents.leak.assessment import REASON_NONE, REASONS, Assessment, assess
 from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
 from mysql_snmp.agents.leak.history import SeriesHistory
+from mysql_snmp.agents.leak.leak_end import growth_stopped
 
 log = logging.getLogger(__name__)
 
@@ -84,11 +86,19 @@ class SeriesDetector:
         self.state = OK
         self.since: float | None = None
         self.confirmations = 0
-        self.last_growth: float | None = None
         self.last_suspicious: float | None = None
         self.clear_level: float | None = None
         self.peak: float | None = None  # the highest level while leaking, and when it was set
         self.peak_time: float | None = None
+        # the rate the leak was confirmed at, from the longest window confirming it at a new
+        # high so far (bytes per second), and that window: what its end is judged against
+        self.leak_rate: float | None = None
+        self.leak_rate_window: float | None = None
+        self.stopped_evaluations = 0  # consecutive evaluations that found the growth absent
+        # after a leak that stopped: its peak, and until when the trend windows still hold its
+        # growth (which must not confirm it again)
+        self.stopped_high: float | None = None
+        self.stopped_until: float | None = None
         self.last: Assessment | None = None
         self.reason = REASON_NONE
 
@@ -115,30 +125,37 @@ class SeriesDetector:
         if assessment is None:
             return None
         old = self.state
-        if assessment.growing:
-            self.last_growth = now
-        if assessment.suspicious:
+        beyond = self._beyond_stopped_leak(assessment, now)
+        suspicious, confirmed = assessment.suspicious and beyond, assessment.confirmed and beyond
+        if suspicious:
             self.last_suspicious = now
         if self.state == OK:
-            if assessment.suspicious:
+            if suspicious:
                 self.state = SUSPECT
-                self.confirmations = 1 if assessment.confirmed else 0
+                self.confirmations = 1 if confirmed else 0
         elif self.state == SUSPECT:
-            self.confirmations = self.confirmations + 1 if assessment.confirmed else 0
+            self.confirmations = self.confirmations + 1 if confirmed else 0
             if self.confirmations >= self.config.confirm_evaluations:
                 self.state = LEAKING
                 self.clear_level = assessment.baseline_high
                 self.peak, self.peak_time = assessment.level, now
+                self.leak_rate = self.leak_rate_window = None
+                self.stopped_evaluations = 0
+                self._record_rate(assessment)
             elif _since(now, self.last_suspicious) >= self.config.suspect_clear_seconds:
                 self.state = OK
         elif self.state == LEAKING:
             if self.peak is None or assessment.level > self.peak:
                 self.peak, self.peak_time = assessment.level, now
+                self._record_rate(assessment)
             returned = self.clear_level is not None and assessment.level <= self.clear_level
-            if returned or self._growth_stopped(assessment, now):
+            self.stopped_evaluations = self.stopped_evaluations + 1 if self._growth_absent(assessment, now) else 0
+            if returned or self.stopped_evaluations >= self.config.confirm_evaluations:
+                if not returned:
+                    self.stopped_high, self.stopped_until = self.peak, now + self.config.longest_window
                 self.state = OK
-                self.clear_level = self.peak = self.peak_time = None
-                self.confirmations = 0
+                self.clear_level = self.peak = self.peak_time = self.leak_rate = self.leak_rate_window = None
+                self.confirmations = self.stopped_evaluations = 0
         if self.state == OK:
             self.reason = REASON_NONE
         elif assessment.growing:
@@ -148,21 +165,36 @@ class SeriesDetector:
             return old, self.state
         return None
 
-    def _growth_stopped(self, assessment: Assessment, now: float) -> bool:
-        """While leaking: no window grew for a while and the level stopped setting new highs.
-
-        A leak going on at rate r lifts the level by twice the noise margin in
-        2 * margin / r, more than the wander can hide; a level that has not passed its peak
-        for that long (and for ``leaking_clear_seconds`` at least) has stopped growing.
-        With no window rising faster than the series' minimum rate there is none to wait for."""
-        quiet = self.config.leaking_clear_seconds
-        if _since(now, self.last_growth) < quiet:
-            return False
+    def _record_rate(self, assessment: Assessment) -> None:
+        """Keep the rate of the longest window that confirms the leak at a new high: a dip of
+        one window under the wander does not lower it, and after a stop no new high updates it."""
         evidence = assessment.leaking_evidence
-        # a rate below the series' minimum is no leak to wait for (and would wait for ever)
-        if evidence is not None and evidence.rate_per_second * 3600.0 >= self.series.min_rate_bytes_per_hour:
-            quiet = max(quiet, 2.0 * assessment.noise_margin / evidence.rate_per_second)
-        return _since(now, self.peak_time) >= quiet
+        if evidence is None or not evidence.confirmed or evidence.rate_per_second <= 0:
+            return
+        if self.leak_rate_window is None or evidence.seconds >= self.leak_rate_window:
+            self.leak_rate, self.leak_rate_window = evidence.rate_per_second, evidence.seconds
+
+    def _beyond_stopped_leak(self, assessment: Assessment, now: float) -> bool:
+        """False while the trend windows still hold the growth of a leak that was found to have
+        stopped and the level has not risen past its peak by the noise margin: that growth
+        is over, and must not be suspected or confirmed a second time."""
+        if self.stopped_until is None or now >= self.stopped_until:
+            self.stopped_high = self.stopped_until = None
+            return True
+        return self.stopped_high is None or assessment.level - self.stopped_high >= assessment.noise_margin
+
+    def _growth_absent(self, assessment: Assessment, now: float) -> bool:
+        """No new high for ``leaking_clear_seconds`` and some window rose significantly less
+        than the leak did (agents/leak/leak_end.py)."""
+        if _since(now, self.peak_time) < self.config.leaking_clear_seconds:
+            return False
+        rate, evidence = self.leak_rate, assessment.leaking_evidence
+        # a short window that confirmed the leak early may have caught the wander rising with it:
+        # the rate served now (the longest rising window's) caps it
+        if rate is not None and evidence is not None:
+            rate = min(rate, evidence.rate_per_second)
+        return growth_stopped(self.history, self.series, self.config, now, rate, assessment.noise_margin,
+                              _since(now, self.since)) is not None
 
     def reading(self) -> Reading:
         if self.last is None:
@@ -191,11 +223,15 @@ class SeriesDetector:
             "since": self.since,
             "reason": self.reason,
             "confirmations": self.confirmations,
-            "last_growth": self.last_growth,
             "last_suspicious": self.last_suspicious,
             "clear_level": self.clear_level,
             "peak": self.peak,
             "peak_time": self.peak_time,
+            "leak_rate": self.leak_rate,
+            "leak_rate_window": self.leak_rate_window,
+            "stopped_evaluations": self.stopped_evaluations,
+            "stopped_high": self.stopped_high,
+            "stopped_until": self.stopped_until,
             "history": self.history.to_dict(),
         }
 
@@ -211,11 +247,15 @@ class SeriesDetector:
         self.reason = reason
         self.since = _optional_float(data.get("since"))
         self.confirmations = int(data.get("confirmations", 0))
-        self.last_growth = _optional_float(data.get("last_growth"))
         self.last_suspicious = _optional_float(data.get("last_suspicious"))
         self.clear_level = _optional_float(data.get("clear_level"))
         self.peak = _optional_float(data.get("peak"))
         self.peak_time = _optional_float(data.get("peak_time"))
+        self.leak_rate = _optional_float(data.get("leak_rate"))
+        self.leak_rate_window = _optional_float(data.get("leak_rate_window"))
+        self.stopped_evaluations = int(data.get("stopped_evaluations", 0))
+        self.stopped_high = _optional_float(data.get("stopped_high"))
+        self.stopped_until = _optional_float(data.get("stopped_until"))
 
 
 def _since(now: float, then: float | None) -> float:

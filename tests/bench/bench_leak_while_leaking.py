@@ -10,6 +10,12 @@ positive (a leaking series does not shrink), and how many times the state left `
 came back within an hour (each such flap is two notifications to an operator).  Also the
 detection delay, and the evaluations spent out of ``leaking`` after detection (the leak never
 stops in these traces, so any is a defect).  Synthetic data: proves only what the families model.
+
+    .venv/bin/python tests/bench/bench_leak_while_leaking.py seed-leak --seeds 20 --stop-after 10
+
+With ``--stop-after H`` the leak stops H hours after its onset and the level stays where it got to
+(the family's noise goes on): per seed, how long after the stop ``leaking`` ended, and whether it
+came back (a stopped leak that is ``leaking`` again is a false alarm).
 """
 
 from __future__ import annotations
@@ -67,8 +73,51 @@ def served_while_leaking(name: str, seed: int) -> dict:
     return {"family": name, "seed": seed, **counts}
 
 
-def _case(args: tuple[str, int]) -> dict:
+def cleared_after_stop(name: str, seed: int, hours: float) -> dict:
+    """When ``leaking`` ends after the leak stops ``hours`` after its onset (see the docstring)."""
+    family = next(f for f in FAMILIES if f.name == name)
+    trace = family.make(seed, family.days)
+    level_at = trace.extra["level_at"]
+    stop = trace.onset + hours * 3600.0
+    series = series_config(trace.series, limit_bytes=trace.limit_bytes)
+    detector = SeriesDetector(trace.series, series, LeakConfig(state_file=None))
+    leaking_at_stop, cleared, back = False, None, 0
+    for t, value, aux in trace.rows():
+        if t >= stop:
+            value += level_at(stop) - level_at(t)
+        change = detector.feed(t, value, aux)
+        if t < stop:
+            leaking_at_stop = detector.state == LEAKING
+        elif change is not None and change[1] == LEAKING:
+            back += 1
+        elif change is not None and change[0] == LEAKING and cleared is None:
+            cleared = t - stop
+    return {"family": name, "seed": seed, "leaking_at_stop": leaking_at_stop, "cleared": cleared, "back": back,
+            "left": trace.times[-1] - stop}
+
+
+def _case(args: tuple) -> dict:
+    if len(args) == 3:
+        return cleared_after_stop(*args)
     return served_while_leaking(*args)
+
+
+def report_stops(results: list[dict], families: list[str], hours: float) -> None:
+    print(f"{'family':16} {'seed':>4} {'leaking at stop':>15} {'cleared after min':>17} {'leaking again':>13} "
+          f"{'trace left h':>12}")
+    for r in results:
+        cleared = "never" if r["cleared"] is None else f"{r['cleared'] / 60:.0f}"
+        print(f"{r['family']:16} {r['seed']:>4} {str(r['leaking_at_stop']):>15} {cleared:>17} {r['back']:>13} "
+              f"{r['left'] / 3600:>12.1f}")
+    for name in families:
+        mine = [r for r in results if r["family"] == name and r["leaking_at_stop"]]
+        delays = sorted(r["cleared"] / 60 for r in mine if r["cleared"] is not None)
+        never = sum(r["cleared"] is None for r in mine)
+        median = delays[len(delays) // 2] if delays else None
+        print(f"{name}: stopped {hours:g} h after onset; {len(mine)} seeds leaking at the stop; cleared in "
+              f"{len(delays)} (median {median if median is None else round(median)} min, worst "
+              f"{round(delays[-1]) if delays else '-'} min), not by the trace's end: {never}; "
+              f"leaking again after the stop: {sum(r['back'] for r in mine)}")
 
 
 def main(argv: list[str]) -> int:
@@ -76,10 +125,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("families", nargs="*", default=["rss-leak"], help="leak families")
     parser.add_argument("--seeds", type=int, default=50, help="seeds 1..N per family (default 50)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--stop-after", type=float, metavar="H",
+                        help="stop the leak H hours after its onset and report when leaking ends")
     args = parser.parse_args(argv)
-    cases = [(name, seed) for name in args.families for seed in range(1, args.seeds + 1)]
+    stop = () if args.stop_after is None else (args.stop_after,)
+    cases = [(name, seed, *stop) for name in args.families for seed in range(1, args.seeds + 1)]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(_case, cases))
+    if stop:
+        report_stops(results, args.families, args.stop_after)
+        return 0
     print(f"{'family':16} {'seed':>4} {'delay min':>9} {'leaking':>7} {'no fcst':>7} {'rate<=0':>7} "
           f"{'flaps<1h':>8} {'out':>5} {'lowest MB/h':>11}")
     for r in results:

@@ -4,15 +4,18 @@ Under wandering noise (the RSS family: 8 GB mean-reverting +-50 MB, +30 MB/h) ev
 window's significance dips now and then while the leak goes on.  Then the detector must go on
 serving a positive growth rate and a time to the limit, and stay ``leaking`` (each flap is two
 notifications).  A leak that really ends must still end ``leaking``: at once when the level falls
-back (a restart), within hours when it goes flat.  Synthetic data (tests/leak/families.py).
+back (a restart), within hours when it goes flat, and not come back while the trend windows
+still hold its old growth.  Synthetic data (tests/leak/families.py).
 """
+
+import json
 
 import pytest
 
 from mysql_snmp.agents.leak.config import LeakConfig, series_config
 from mysql_snmp.agents.leak.forecast import forecast
-from mysql_snmp.agents.leak.series_detector import LEAKING, OK, SeriesDetector
-from tests.leak import families
+from mysql_snmp.agents.leak.series_detector import LEAKING, OK, SUSPECT, SeriesDetector
+from tests.leak import families, synthetic
 
 HOUR = 3600.0
 
@@ -32,9 +35,10 @@ def ended(trace, after: float, change) -> tuple[list[float], float]:
     return values, end
 
 
-# seed 37: the seed engineer A found flapping with a -74 MB/h rate; the others cover the
-# swept correlation times (30 min to 2 h)
-@pytest.mark.parametrize("seed", [37, 3, 5])
+# seed 37: the seed engineer A found flapping with a -74 MB/h rate; 3 and 5 cover the swept
+# correlation times (30 min to 2 h); 9, 21 and 8 left leaking 17-21 h after their detection, for
+# up to a day, while leaking still ended when the 6-hour rate dipped below RSS's minimum rate
+@pytest.mark.parametrize("seed", [37, 3, 5, 9, 21, 8])
 def test_a_wandering_leak_stays_leaking_with_a_positive_rate_and_a_forecast(seed):
     trace = families.rss_leak(seed, 4.0)
     detector, series = detector_for(trace)
@@ -88,14 +92,49 @@ def test_a_restart_ends_leaking_at_once(make, seed):
     assert LEAKING not in [new for _, new in after]
 
 
-def test_a_leak_that_stops_growing_ends_leaking_within_hours():
-    trace = families.seed_leak(1, 4.0)
-    # the leak stops 10 h after its onset and the dictionary stays where it got to
-    values, end = ended(trace, 10 * HOUR, lambda t, value, level: value)
+# (family, seed, hours from the onset to the stop, bound): the seed's leak at 15 s and 30 s
+# sampling and the 400 KB/h leak end within about 2 h of a flat stop (measured on seeds 1-6:
+# 35-92 and 84-124 min; before the end was judged against the leak's rate, 158-209 and 179-185).
+# Under RSS's wander (up to 2 h correlation) only the 6- and 12-hour spans are long enough to
+# show it (measured on seeds 1-6: 260-515 min, seed 3 288 min; before, 173-231).
+@pytest.mark.parametrize("make, seed, stop, bound", [
+    (families.seed_leak, 1, 4, 2 * HOUR), (families.seed_leak, 2, 4, 2 * HOUR),
+    (families.slow_leak, 3, 10, 2 * HOUR), (families.rss_leak, 3, 10, 8 * HOUR),
+])
+def test_a_leak_that_stops_growing_ends_leaking_within_a_bound_and_stays_ended(make, seed, stop, bound):
+    trace = make(seed, 4.0)
+    # the leak stops and the level stays where it got to (the noise goes on)
+    values, end = ended(trace, stop * HOUR, lambda t, value, level: value)
     detector, _ = detector_for(trace)
-    changes = run_until(detector, trace.times, values, trace.aux, end + 8 * HOUR)
-    assert LEAKING in [new for t, new in changes if t < end]
+    changes = run_until(detector, trace.times, values, trace.aux, trace.times[-1])
+    assert LEAKING in [new for t, new in changes if t < end], trace.notes
     after = [(t, new) for t, new in changes if t >= end]
-    # the 6-hour window still holds the growth for a while; measured: 3.5 h
-    assert after and after[0][1] == OK and after[0][0] - end <= 5 * HOUR
-    assert LEAKING not in [new for _, new in after]
+    assert after and after[0][1] == OK and after[0][0] - end <= bound, (after[:3], trace.notes)
+    # the windows still hold the old growth for hours: it is neither suspect nor leaking again
+    assert [new for _, new in after] == [OK], trace.notes
+    assert trace.times[-1] - end > bound + 6 * HOUR
+
+
+def test_an_agent_restarted_while_leaking_judges_the_end_as_if_it_had_run_on():
+    """The rate the leak was confirmed at, its peak and the stop already seen are in the state
+    file: a detector loaded from it mid-leak ends leaking when the one that ran on does."""
+    short_day_one = LeakConfig(state_file=None, mature_baseline_seconds=3 * HOUR)
+    trace = synthetic.dictionary_leak(days=0.6, onset=4 * HOUR)
+    values, end = ended(trace, 2 * HOUR, lambda t, value, level: value)
+    series = series_config(trace.series)
+    ran_on = SeriesDetector(trace.series, series, short_day_one)
+    expected = run_until(ran_on, trace.times, values, trace.aux, trace.times[-1])
+    assert [new for _, new in expected] == [SUSPECT, LEAKING, OK], trace.notes
+    assert end < expected[-1][0] <= end + 2 * HOUR
+
+    saved_at = end + 20 * 60
+    first = SeriesDetector(trace.series, series, short_day_one)
+    before = run_until(first, trace.times, values, trace.aux, saved_at)
+    assert first.state == LEAKING and first.leak_rate is not None
+    restored = SeriesDetector(trace.series, series, short_day_one)
+    restored.load_dict(json.loads(json.dumps(first.to_dict())))
+    assert (restored.leak_rate, restored.leak_rate_window, restored.peak, restored.stopped_evaluations) == (
+        first.leak_rate, first.leak_rate_window, first.peak, first.stopped_evaluations)
+    later = [i for i, t in enumerate(trace.times) if t > saved_at]
+    after = run_until(restored, trace.times[later[0]:], values[later[0]:], trace.aux[later[0]:], trace.times[-1])
+    assert before + after == expected
