@@ -33,7 +33,7 @@ from mysql_snmp.agents.leak.trend import (
     Trend, autocorrelation_factor, estimate_trend, mann_kendall_z, median, segments_between,
     theil_sen_slope,
 )
-from mysql_snmp.agents.leak.warmup import WarmupCurve, find_restart, fit_warmup
+from mysql_snmp.agents.leak.warmup import TWO_STAGE_POINTS, Anchor, WarmupCurve, find_restart, fit_warmup
 
 REASON_NONE = "none"
 REASON_TABLES = "tables"
@@ -203,8 +203,16 @@ class _Warmup:
     def judge(self, seconds: float, points: WindowPoints, baseline: Baseline | None,
               margin: float) -> tuple[WindowVerdict, float] | None:
         """(the verdict, the level the curve expects now) when the window's growth beyond the
-        curve is a leak; None otherwise or when there is no warm-up to judge."""
-        config, series = self.config, self.series
+        warm-up is a leak; None otherwise or when there is no warm-up to judge.
+
+        Beyond the warm-up means beyond both curves that describe the climb: the one that fits
+        it best, and the one that fits it returning to the level before the restart.  Early in
+        a slow second stage the first levels off too soon -- the points before the window
+        barely show that stage -- and the stage's climb would pass for a leak; the second
+        knows where the climb is heading.  A leak rises past both.  Nothing is judged until
+        the points since the restart are enough for a curve of two stages: one exponential
+        fitted to the first of two stages misses the second by megabytes."""
+        config = self.config
         # the day-one rule holds here too: without a day of history nothing is confirmed
         if baseline is None or not _mature(baseline, config, seconds):
             return None
@@ -216,19 +224,47 @@ class _Warmup:
         # extrapolating over the window needs a curve fitted over several times its length
         if fit_end - start < max(3 * seconds, config.min_baseline_seconds):
             return None
+        before = self.history.window(fit_end, seconds, config.window_points)
+        if len(points.times) < 5 or len(before.times) < 5:
+            return None
         fitted = [i for i in range(restart, len(overview.times)) if overview.times[i] <= fit_end]
+        if len(fitted) < TWO_STAGE_POINTS:
+            return None
         since = WindowPoints([overview.times[i] for i in fitted], [overview.values[i] for i in fitted],
                              [overview.aux[i] for i in fitted] if overview.aux is not None else None, 1.0)
-        curve = fit_warmup(since.times, since.values, since.aux, start, series.max_bytes_per_unit)
-        if curve is None:
-            return None
+        verdicts = []
+        for curve in self._curves(since, start, _level_before(overview, restart), margin):
+            verdict = curve and self._beyond(curve, seconds, points, since, before, margin)
+            if verdict is None:
+                return None
+            verdicts.append(verdict)
+        # the verdict of the curve expecting the most: the least growth beyond the warm-up
+        return max(verdicts, key=lambda found: found[1])
+
+    def _curves(self, since: WindowPoints, start: float, anchor: Anchor | None, margin: float):
+        """The best curve (None when none fits), then the one returning to ``anchor`` when
+        it describes the climb as well as the series' wander allows: a warm-up that levels
+        off below the old level (a smaller cache) is no excuse.  Lazily: judge stops at the
+        first curve that explains the window."""
+        max_per_unit = self.series.max_bytes_per_unit
+        best = fit_warmup(since.times, since.values, since.aux, start, max_per_unit)
+        yield best
+        if anchor is None:
+            return
+        returning = fit_warmup(since.times, since.values, since.aux, start, max_per_unit, anchor)
+        if returning is not None and returning.misfit <= max(2 * best.misfit, margin / self.config.noise_margin_factor):
+            yield returning
+
+    def _beyond(self, curve: WarmupCurve, seconds: float, points: WindowPoints, since: WindowPoints,
+                before: WindowPoints, margin: float) -> tuple[WindowVerdict, float] | None:
+        """judge's test against one curve fitted to the points ``since`` the restart."""
+        config, series = self.config, self.series
         excess = _beyond_curve(curve, points)
         # what the series' wander already did around the curve since the restart: a leak must
         # rise above that, as above a high-water mark
         high = max(0.0, *(_beyond_curve(curve, since) or [0.0]))
-        before = self.history.window(fit_end, seconds, config.window_points)
         noise = _beyond_curve(curve, before)
-        if excess is None or noise is None or len(points.times) < 5 or len(before.times) < 5:
+        if excess is None or noise is None:
             return None
         trend = estimate_trend(points.times, excess, config.step_factor, series.resolution_bytes,
                                correct_above=config.significance_z,
@@ -242,6 +278,17 @@ class _Warmup:
             return None
         verdict = WindowVerdict(seconds, trend, True, True, True, REASON_UNEXPLAINED, trend.slope_per_second)
         return verdict, points.values[-1] - now_above
+
+
+def _level_before(overview: WindowPoints, restart: int) -> Anchor | None:
+    """(value, table count) where the series stood before the restart's drop: the highest of
+    the few points before its lowest one (one of them may already hold part of the drop);
+    None when the history does not reach back before the drop."""
+    before = range(max(0, restart - 3), restart)
+    if not before:
+        return None
+    top = max(before, key=lambda i: overview.values[i])
+    return overview.values[top], overview.aux[top] if overview.aux is not None else None
 
 
 def _beyond_curve(curve: WarmupCurve, points: WindowPoints) -> list[float] | None:

@@ -13,11 +13,14 @@ of 20 min or more): one exponential fitted to its first hours then predicts the 
 levelling off too soon, and the slower stage's climb would pass for a leak.  So a curve of
 two stages is fitted too, and kept when it fits clearly better.  Both stages only ever slow
 down (positive depths): a leak starting during the climb bends it upwards, which no such
-curve can follow.  Growth the curve does not predict -- the climb no longer
-slowing down, or a steady rise after the plateau -- is left over in the residuals; it is a
-leak when it keeps rising, significantly, above what the series' noise and the fit's own
-misfit allow.  Bytes per table are bounded to what tables can plausibly cost, so a flat or
-wandering table count cannot soak up (or fake) the growth.
+curve can follow.  Fitted to the first hour or so, even two stages can level off too soon
+when the second is slow: its asymptote is poorly known yet.  A warm-up returns to where the
+series stood before the restart, so a curve made to return there (``returns_to``) is
+fitted too, and the detector asks for growth beyond both.  Growth the curve does not
+predict -- the climb no longer slowing down, or a steady rise after the plateau -- is left
+over in the residuals; it is a leak when it keeps rising, significantly, above what the
+series' noise and the fit's own misfit allow.  Bytes per table are bounded to what tables
+can plausibly cost, so a flat or wandering table count cannot soak up (or fake) the growth.
 
 Pure math on time-ordered points; no I/O.
 """
@@ -52,6 +55,8 @@ def find_restart(values: Sequence[float], drop_share: float, min_drop: float) ->
 # A curve of two stages is kept when its squared misfit is under this share of the best
 # single stage's: on a one-stage climb with noise the extra freedom gains a few per cent.
 TWO_STAGE_GAIN = 0.5
+# Points a curve of two stages needs (five parameters and the time constants' grid).
+TWO_STAGE_POINTS = 12
 
 
 @dataclass(frozen=True)
@@ -103,20 +108,27 @@ def _least_squares(columns: list[list[float]], target: list[float]) -> tuple[lis
     return coefficients, sum(r * r for r in residuals)
 
 
+# Where a warm-up is heading: the level before the restart, and the table count then (None
+# without one).  A curve made to return there is fitted with one parameter less.
+Anchor = tuple[float, float | None]
+
+
 def fit_warmup(times: Sequence[float], values: Sequence[float], aux: Sequence[float] | None,
-               start: float, max_per_unit: float) -> WarmupCurve | None:
+               start: float, max_per_unit: float, returns_to: Anchor | None = None) -> WarmupCurve | None:
     """See _fit_warmup.  The points since a restart change only when a new point closes
     (every few minutes) while the detector asks every minute, for each window: memoised."""
-    return _fit_warmup(tuple(times), tuple(values), None if aux is None else tuple(aux), start, max_per_unit)
+    return _fit_warmup(tuple(times), tuple(values), None if aux is None else tuple(aux), start, max_per_unit,
+                       returns_to)
 
 
 @functools.lru_cache(maxsize=256)
 def _fit_warmup(times: tuple[float, ...], values: tuple[float, ...], aux: tuple[float, ...] | None,
-                start: float, max_per_unit: float) -> WarmupCurve | None:
+                start: float, max_per_unit: float, returns_to: Anchor | None) -> WarmupCurve | None:
     """The approach curve that fits the points best (least squares): the time constant from
     a coarse grid, then refined between the grid's neighbours of the best one (a few per cent
     off in the time constant is megabytes off in the extrapolation of a large cache); bytes
-    per unit are kept within [0, max_per_unit]."""
+    per unit are kept within [0, max_per_unit].  With ``returns_to`` the curve's level is
+    not fitted but set so that it reaches that value at that table count."""
     if len(times) < 8:
         return None
 
@@ -124,7 +136,7 @@ def _fit_warmup(times: tuple[float, ...], values: tuple[float, ...], aux: tuple[
 
     def fit(tau: float) -> tuple[float, WarmupCurve] | None:
         decay = decays.get(tau) or [math.exp(-(t - start) / tau) for t in times]
-        fitted = _fit_one([decay], values, aux, max_per_unit)
+        fitted = _fit_one([decay], values, aux, max_per_unit, returns_to)
         if fitted is None:
             return None
         (level, per_unit, minus_depth), sse = fitted
@@ -136,7 +148,7 @@ def _fit_warmup(times: tuple[float, ...], values: tuple[float, ...], aux: tuple[
         return None
     i, best = min(grid, key=lambda item: item[1][0])
     best = _refine(lambda log_tau: fit(math.exp(log_tau)), best, _neighbours(TAUS, i))
-    two = _fit_two_stages(times, values, aux, start, max_per_unit, decays)
+    two = _fit_two_stages(times, values, aux, start, max_per_unit, decays, returns_to)
     if two is not None and two[0] < TWO_STAGE_GAIN * best[0]:
         return two[1]
     return best[1]
@@ -169,18 +181,18 @@ def _refine(cost, best: Fit, span: tuple[float, float]) -> Fit:
 
 
 def _fit_two_stages(times, values, aux, start: float, max_per_unit: float,
-                    decays: dict[float, list[float]]) -> Fit | None:
+                    decays: dict[float, list[float]], returns_to: Anchor | None) -> Fit | None:
     """The best curve of two stages (the slow one at least twice the fast one, both depths
     positive): a coarse grid of pairs, then each time constant refined in turn; None when
     no pair fits so."""
-    if len(times) < 12:
+    if len(times) < TWO_STAGE_POINTS:
         return None
 
     def fit(fast: float, slow: float) -> Fit | None:
         if slow < 2 * fast:
             return None
         columns = [decays.get(tau) or [math.exp(-(t - start) / tau) for t in times] for tau in (fast, slow)]
-        fitted = _fit_one(columns, values, aux, max_per_unit)
+        fitted = _fit_one(columns, values, aux, max_per_unit, returns_to)
         if fitted is None:
             return None
         (level, per_unit, minus_fast, minus_slow), sse = fitted
@@ -204,22 +216,41 @@ def _fit_two_stages(times, values, aux, start: float, max_per_unit: float,
 
 
 def _fit_one(decays: list[list[float]], values: Sequence[float], aux: Sequence[float] | None,
-             max_per_unit: float) -> tuple[tuple[float, ...], float] | None:
+             max_per_unit: float, returns_to: Anchor | None = None) -> tuple[tuple[float, ...], float] | None:
     """Least squares of values ~ level + per_unit x aux + one coefficient per decay column:
-    (level, per_unit, *coefficients), sse; bytes per unit kept within [0, max_per_unit]."""
-    ones = [1.0] * len(values)
+    (level, per_unit, *coefficients), sse; bytes per unit kept within [0, max_per_unit].
+    With ``returns_to`` (value, count) the level is that value less per_unit x count: what
+    is fitted then is how far the values and counts are from there, without a constant."""
+    if returns_to is None:
+        return _fit_linear(decays, values, aux, max_per_unit, constant=True)
+    value, count = returns_to
+    if aux is not None and count is None:
+        return None  # the table count now but not then: no known place to return to
+    fitted = _fit_linear(decays, [v - value for v in values], None if aux is None else [a - count for a in aux],
+                         max_per_unit, constant=False)
+    if fitted is None:
+        return None
+    (_, per_unit, *coefficients), sse = fitted
+    return (value - per_unit * (count or 0.0), per_unit, *coefficients), sse
+
+
+def _fit_linear(decays: list[list[float]], values: Sequence[float], aux: Sequence[float] | None,
+                max_per_unit: float, constant: bool) -> tuple[tuple[float, ...], float] | None:
+    """_fit_one's least squares, with a constant level or none (then reported as 0)."""
+    ones = [[1.0] * len(values)] if constant else []
     if aux is not None and max(aux) > min(aux):
-        solved = _least_squares([ones, list(aux), *decays], list(values))
-        if solved is not None and 0.0 <= solved[0][1] <= max_per_unit:
-            (level, per_unit, *coefficients), sse = solved
-            return (level, per_unit, *coefficients), sse
+        solved = _least_squares([*ones, list(aux), *decays], list(values))
+        per_unit = None if solved is None else solved[0][len(ones)]
+        if per_unit is not None and 0.0 <= per_unit <= max_per_unit:
+            coefficients, sse = solved
+            return (coefficients[0] if constant else 0.0, *coefficients[len(ones):]), sse
         # outside the plausible range: fix bytes per unit at the nearest bound
-        per_unit = 0.0 if solved is None or solved[0][1] < 0 else max_per_unit
+        per_unit = 0.0 if per_unit is None or per_unit < 0 else max_per_unit
     else:
         per_unit = 0.0
     target = [v - per_unit * a for v, a in zip(values, aux)] if aux is not None and per_unit else list(values)
-    solved = _least_squares([ones, *decays], target)
+    solved = _least_squares([*ones, *decays], target)
     if solved is None:
         return None
-    (level, *coefficients), sse = solved
-    return (level, per_unit, *coefficients), sse
+    coefficients, sse = solved
+    return (coefficients[0] if constant else 0.0, per_unit, *coefficients[len(ones):]), sse

@@ -84,3 +84,35 @@ def test_a_climb_with_a_second_slower_stage_is_fitted_with_both(seed, share, fas
     later = times[-1] + slow / 4
     # one exponential misses here by megabytes, which the detector would see as a leak's growth
     assert abs(curve.predict(later) - truth(later)) < 0.005 * depth
+
+
+def test_a_curve_made_to_return_to_the_old_level_reaches_it_at_the_old_table_count():
+    rng = random.Random(4)
+    times = [360.0 * i for i in range(20)]
+    tables = [float(round(390 * (1 - math.exp(-t / 3600)))) for t in times]
+    values = [v + 2248 * n + rng.gauss(0, 20_000) for v, n in zip(climb(times, 0.0, 100 * MB, 70 * MB, 3600.0), tables)]
+    before = (100 * MB + 2248 * 390, 390.0)
+    curve = fit_warmup(times, values, tables, 0.0, 16384, returns_to=before)
+    assert curve.predict(times[-1] + 30 * 3600, 390.0) == pytest.approx(before[0])
+    assert curve.misfit < 40_000
+    # the table count now but not before the restart: nowhere known to return to
+    assert fit_warmup(times, values, tables, 0.0, 16384, returns_to=(before[0], None)) is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("share, fast, slow", [(0.7, 960.0, 4620.0), (0.45, 3600.0, 3 * 3600.0)])
+def test_early_in_a_slow_second_stage_the_returning_curve_keeps_climbing(seed, share, fast, slow):
+    # (70 %, 16 min, 77 min): restart-two-stage seed 1, whose best curve fitted to the first
+    # 74 min levelled off 3 MB below the old level and the slow stage passed for a leak
+    rng = random.Random(seed)
+    depth = 70 * MB
+
+    def truth(t):
+        return 78 * MB - depth * (share * math.exp(-t / fast) + (1 - share) * math.exp(-t / slow))
+
+    times = [360.0 * i for i in range(int(slow / 360) + 1)]
+    values = [truth(t) + rng.gauss(0, 50_000) for t in times]
+    curve = fit_warmup(times, values, None, 0.0, 16384, returns_to=(78 * MB + rng.gauss(0, 50_000), None))
+    later = times[-1] + 900
+    assert abs(curve.predict(later) - truth(later)) < 0.005 * depth
+    assert curve.predict(later) - curve.predict(times[-1]) > 0.5 * (truth(later) - truth(times[-1]))
