@@ -252,7 +252,7 @@ class _Warmup:
         if anchor is None:
             return
         returning = fit_warmup(since.times, since.values, since.aux, start, max_per_unit, anchor)
-        if returning is not None and returning.misfit <= max(2 * best.misfit, margin / self.config.noise_margin_factor):
+        if returning is not None and returning.misfit <= max(3 * best.misfit, margin / self.config.noise_margin_factor):
             yield returning
 
     def _beyond(self, curve: WarmupCurve, seconds: float, points: WindowPoints, since: WindowPoints,
