@@ -488,15 +488,13 @@ class MySQLConnection:
         try:
             return connect()
         except RuntimeError as exc:
-            from mysql_snmp.agents.tls_on_demand import load_what_a_secure_login_needs, login_needs_tls
+            from mysql_snmp.agents.tls_on_demand import load_for_secure_login
 
-            if not login_needs_tls(exc, self.settings):
-                raise
             # Only an exporter holds OpenSSL back (on its own host TLS protects nothing), but this
             # login must be encrypted: by cryptography's RSA, or over the TLS pymysql then prefers.
-            log.info("%s: the login needs a secure channel or RSA; loading OpenSSL and retrying",
-                     self.settings.target)
-            load_what_a_secure_login_needs(self.settings)
+            if not load_for_secure_login(exc, self.settings):
+                raise
+            log.info("%s: the login needs a secure channel or RSA; loaded OpenSSL, retrying", self.settings.target)
             return connect()
 
     def ensure_connected(self) -> ServerInfo:

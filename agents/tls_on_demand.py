@@ -8,7 +8,7 @@ pymysql then loads as if Python had no ssl (it checks at import), and nothing el
 Before a connection that may use TLS (TLS options, or a TCP target off the host: pymysql
 prefers TLS there when the server offers it), at start or later (a /probe whose [client.NAME]
 section asks for it), ``ensure_ssl()`` imports ssl and hands it to pymysql; so does a login
-that turns out to need a secure channel (``login_needs_tls``), which is then retried; web TLS
+that turns out to need a secure channel (``load_for_secure_login``), which is then retried; web TLS
 imports ssl where it builds its context.
 """
 
@@ -47,14 +47,14 @@ def without_openssl() -> Iterator[None]:
 
 def wants_tls(settings: "ConnectionSettings") -> bool:
     """Whether a connection with ``settings`` may use TLS (as pymysql_kwargs() configures it)."""
-    if (settings.ssl_mode or "").upper() == "DISABLED":
+    if _tls_disabled(settings):
         return False
     if settings.ssl_mode or settings.ssl_ca or settings.ssl_cert or settings.ssl_key or settings.ssl_verify_server_cert:
         return True
     # Nothing said: over the network pymysql prefers TLS when the server offers it, as the mysql
     # client does.  Loopback and the Unix socket never leave the host, so TLS there protects
     # nothing (mysqld_exporter does not use it either); a login that needs it anyway is retried
-    # with it (login_needs_tls).
+    # with it (load_for_secure_login).
     return not (settings.uses_socket or is_loopback(settings.host))
 
 
@@ -72,16 +72,8 @@ def ssl_given_to_pymysql() -> bool:
     return connections is not None and getattr(connections, "SSL_ENABLED", False)
 
 
-def login_needs_tls(error: BaseException, settings: "ConnectionSettings") -> bool:
-    """Whether a failed login would succeed with what was held back (TLS, or cryptography's RSA).
-
-    MySQL 8's caching_sha2_password (and sha256_password) make a full login, after a server restart
-    or a password change, over a secure channel or by encrypting the password with the server's RSA
-    key; pymysql does the latter only with the cryptography module, and says so in a RuntimeError."""
-    if not (isinstance(error, RuntimeError) and "cryptography" in str(error)):
-        return False
-    auth = sys.modules.get("pymysql._auth")
-    return not (ssl_given_to_pymysql() and getattr(auth, "_have_cryptography", False))
+def _tls_disabled(settings: "ConnectionSettings") -> bool:
+    return (settings.ssl_mode or "").upper() == "DISABLED"
 
 
 def ensure_ssl() -> None:
@@ -129,9 +121,20 @@ def prepare_for(settings: "ConnectionSettings") -> "ConnectionSettings":
     return settings
 
 
-def load_what_a_secure_login_needs(settings: "ConnectionSettings") -> None:
-    """After login_needs_tls: cryptography's RSA if installed (works with or without TLS), and
-    ssl unless TLS is disabled (pymysql then prefers TLS, which makes the login secure)."""
-    ensure_cryptography()
-    if (settings.ssl_mode or "").upper() != "DISABLED":
+def load_for_secure_login(error: BaseException, settings: "ConnectionSettings") -> bool:
+    """After a failed login: load what was held back that would let it succeed, and say whether
+    anything was loaded (worth a retry).
+
+    MySQL 8's caching_sha2_password (and sha256_password) make a full login, after a server restart
+    or a password change, over a secure channel or by encrypting the password with the server's RSA
+    key; pymysql does the latter only with the cryptography module, and says so in a RuntimeError.
+    Loaded then: cryptography's RSA if installed (with or without TLS), and ssl unless TLS is
+    disabled (pymysql then prefers TLS, which makes the login secure)."""
+    if not (isinstance(error, RuntimeError) and "cryptography" in str(error)):
+        return False
+    auth = sys.modules.get("pymysql._auth")
+    had_rsa, had_ssl = getattr(auth, "_have_cryptography", False), ssl_given_to_pymysql()
+    has_rsa = ensure_cryptography()
+    if not _tls_disabled(settings):
         ensure_ssl()
+    return (has_rsa and not had_rsa) or (ssl_given_to_pymysql() and not had_ssl)
