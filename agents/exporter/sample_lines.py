@@ -22,13 +22,13 @@ import math
 import re
 
 from mysql_snmp.agents.exporter.metric_types import Metric
-from mysql_snmp.agents.exporter.wire_format import ALLOW_UTF8, UNDERSCORES, Format, family_text, go_float
+from mysql_snmp.agents.exporter.wire_format import (ALLOW_UTF8, MOVED_IN_TEXT, UNDERSCORES, Format, family_text, go_float,
+                                                    quote_text)
 
 _PLAIN_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 # A label name starting with "__" is reserved: allow-utf-8 escaping quotes it.
 _PLAIN_LABEL = re.compile(r"(?!__)[a-zA-Z_][a-zA-Z0-9_]*")
 _PLAIN_ESCAPINGS = (UNDERSCORES, ALLOW_UTF8)
-_OPENMETRICS_ONLY_SUFFIXES = ("_created", "_gsum", "_gcount")
 # Family headers kept: one per name and help text a catalog and a server can produce (~1,200 on
 # MariaDB 10.11 with every collector on), so a changed value does not cost the header again.
 HEADER_MEMO_SIZE = 4096
@@ -49,12 +49,6 @@ def _header(form: tuple[str, str], name: str, documentation: str, family_type: s
     return family_text(Metric(name, documentation, family_type, unit), Format(kind, escaping, ""))
 
 
-def _label_value(value: str) -> str:
-    if "\\" in value or "\n" in value or '"' in value:
-        return value.replace("\\", r"\\").replace("\n", r"\n").replace('"', r"\"")
-    return value
-
-
 def _value_text(value: float) -> str:
     """go_float(value): for a finite float below 1e6 that is its repr (the Go exponent form starts
     at 1e6), which skips a third of a sample's cost; anything else goes to go_float."""
@@ -68,7 +62,7 @@ def plain_body(family: Metric, form: tuple[str, str]) -> bytes | None:
     name = family.name
     if not _PLAIN_NAME.fullmatch(name):
         return None
-    refused = {name + suffix for suffix in _OPENMETRICS_ONLY_SUFFIXES} if form[0] == "text" else ()
+    refused = {name + suffix for suffix in MOVED_IN_TEXT} if form[0] == "text" else ()
     plain_names: set[str] = set()
     plain_labels: set[str] = set()
     lines = [_header(form, name, family.documentation, family.type, family.unit)]
@@ -89,6 +83,6 @@ def plain_body(family: Metric, form: tuple[str, str]) -> bytes | None:
                 if not _PLAIN_LABEL.fullmatch(label):
                     return None
                 plain_labels.add(label)
-            pairs.append(f'{label}="{_label_value(value)}"')
+            pairs.append(f'{label}="{quote_text(value)}"')
         append(f"{sample_name}{{{','.join(pairs)}}} {_value_text(sample.value)}\n")
     return "".join(lines).encode("utf-8")

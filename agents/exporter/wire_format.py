@@ -35,7 +35,7 @@ OPENMETRICS_EOF = "# EOF\n"
 _LEGACY_METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 _LEGACY_LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 # OpenMetrics-only samples that text 0.0.4 moves to a gauge family of their own, after the family.
-_MOVED_IN_TEXT = ("_created", "_gsum", "_gcount")
+MOVED_IN_TEXT = ("_created", "_gsum", "_gcount")
 # Text 0.0.4's names for the types it lacks.
 _TEXT_TYPES = {"info": "gauge", "stateset": "gauge", "gaugehistogram": "histogram", "unknown": "untyped"}
 
@@ -210,7 +210,7 @@ def _text_family(family: Metric, escaping: str) -> str:
     moved: dict[str, list[str]] = {}
     for sample in family.samples:
         suffix = sample.name[len(family.name):] if sample.name.startswith(family.name) else ""
-        if suffix in _MOVED_IN_TEXT:
+        if suffix in MOVED_IN_TEXT:
             moved.setdefault(suffix, []).append(_text_sample(sample, escaping))
         else:
             lines.append(_text_sample(sample, escaping))
