@@ -30,7 +30,7 @@ from typing import Callable
 from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
 from mysql_snmp.agents.leak.history import Baseline, SeriesHistory, WindowPoints
 from mysql_snmp.agents.leak.trend import (
-    Trend, autocorrelation_factor, estimate_trend, mann_kendall_z, median, segments_between,
+    Trend, autocorrelation_factor, estimate_trend, fit_hinge, mann_kendall_z, median, segments_between,
     theil_sen_slope,
 )
 from mysql_snmp.agents.leak.warmup import TWO_STAGE_POINTS, Anchor, WarmupCurve, find_restart, fit_warmup
@@ -345,18 +345,8 @@ def _rate_since_onset(times: list[float], values: list[float], series: SeriesCon
 
 def _onset(times: list[float], values: list[float]) -> int:
     """Index of the knee of the least-squares hinge a + c * max(0, t - knee)."""
-    n = len(times)
-    mean_v = sum(values) / n
-    best, best_sse = 0, float("inf")
-    for k in range(n - 1):
-        x = [max(0.0, t - times[k]) for t in times]
-        mean_x = sum(x) / n
-        sxx = sum((xi - mean_x) ** 2 for xi in x)
-        sxy = sum((xi - mean_x) * (v - mean_v) for xi, v in zip(x, values))
-        sse = sum((v - mean_v) ** 2 for v in values) - sxy * sxy / sxx
-        if sse < best_sse:
-            best, best_sse = k, sse
-    return best
+    hinge = fit_hinge(times, values)
+    return hinge.knee if hinge is not None else 0
 
 
 def _reason(

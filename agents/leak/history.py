@@ -206,6 +206,13 @@ class SeriesHistory:
         expected = max(1, round(seconds / width))
         return WindowPoints(times, values, aux if aux_complete and aux else None, min(1.0, len(times) / expected))
 
+    def bucket_means(self, now: float, seconds: float) -> tuple[list[float], list[float]]:
+        """(mid-times, means) of the completed buckets that start within the last ``seconds``:
+        the history beyond the bins kept, coarser."""
+        start = now - seconds
+        done = [b for b in self.buckets if b.start >= start and b.start + self.bucket_seconds <= now]
+        return [b.start + self.bucket_seconds / 2 for b in done], [b.mean for b in done]
+
     def baseline(self, now: float, exclude_seconds: float) -> Baseline | None:
         """Summary of the buckets that ended before ``now - exclude_seconds``."""
         cutoff = now - exclude_seconds

@@ -28,6 +28,7 @@ from mysql_snmp.agents.leak.assessment import REASON_NONE, REASONS, Assessment, 
 from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
 from mysql_snmp.agents.leak.history import SeriesHistory
 from mysql_snmp.agents.leak.leak_end import growth_stopped
+from mysql_snmp.agents.leak.leak_rate import LeakRate, rate_over_leak
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +101,7 @@ class SeriesDetector:
         self.stopped_high: float | None = None
         self.stopped_until: float | None = None
         self.last: Assessment | None = None
+        self.leak_fit: LeakRate | None = None  # while leaking: the rate over the leak's span
         self.reason = REASON_NONE
 
     def feed(self, t: float, value: float, aux: float | None = None) -> tuple[int, int] | None:
@@ -162,8 +164,13 @@ class SeriesDetector:
             self.reason = assessment.reason
         if self.state != old:
             self.since = now
-            return old, self.state
-        return None
+        self.leak_fit = self._rate_over_leak(now) if self.state == LEAKING else None
+        return (old, self.state) if self.state != old else None
+
+    def _rate_over_leak(self, now: float) -> LeakRate | None:
+        """From a confirming window's span before the leak was confirmed up to now."""
+        before = self.leak_rate_window if self.leak_rate_window is not None else self.config.longest_window
+        return rate_over_leak(self.history, self.series, self.config, now, _since(now, self.since) + before)
 
     def _record_rate(self, assessment: Assessment) -> None:
         """Keep the rate of the longest window that confirms the leak at a new high: a dip of
@@ -205,10 +212,15 @@ class SeriesDetector:
             evidence = self.last.leaking_evidence
         else:
             evidence = self.last.evidence
+        level = self.last.level if self.last else self.history.level()
+        if self.leak_fit is not None and self.state == LEAKING:
+            # the whole leak's rate (agents/leak/leak_rate.py) rather than one window's
+            fit = self.leak_fit
+            return Reading(self.state, self.reason, level, fit.rate_per_second * 3600.0, fit.seconds, fit.growth, True)
         return Reading(
             state=self.state,
             reason=self.reason,
-            level=self.last.level if self.last else self.history.level(),
+            level=level,
             rate_bytes_per_hour=evidence.rate_per_second * 3600.0 if evidence else None,
             window_seconds=evidence.seconds if evidence else None,
             window_growth_bytes=evidence.trend.growth if evidence else None,

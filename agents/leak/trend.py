@@ -240,3 +240,44 @@ def estimate_trend(
         autocorrelation=factor,
         rise_across_steps=sum(max(0.0, values[i] - values[i - 1]) for i in split),
     )
+
+
+@dataclass(frozen=True)
+class Hinge:
+    """The least-squares fit ``level + slope * max(0, t - times[knee])``: flat, then a line."""
+
+    knee: int
+    level: float
+    slope_per_second: float
+
+
+def fit_hinge(times: Sequence[float], values: Sequence[float]) -> Hinge | None:
+    """The best hinge over every knee with a point after it.
+
+    Suffix sums make each knee cost O(1): the detector refits it at every sample while leaking."""
+    n = len(times)
+    if n < 2 or len(values) != n:
+        return None
+    origin, mean_v = times[-1], sum(values) / n
+    ts = [t - origin for t in times]  # small magnitudes: the sums below subtract large terms
+    ys = [v - mean_v for v in values]
+    total = sum(y * y for y in ys)
+    count = s_t = s_tt = s_y = s_ty = 0.0  # sums over the points from the knee on
+    suffix = [(0.0, 0.0, 0.0, 0.0, 0.0)] * n
+    for i in range(n - 1, -1, -1):
+        count, s_t, s_tt, s_y, s_ty = count + 1, s_t + ts[i], s_tt + ts[i] * ts[i], s_y + ys[i], s_ty + ts[i] * ys[i]
+        suffix[i] = (count, s_t, s_tt, s_y, s_ty)
+    best: tuple[float, int, float, float] | None = None
+    for k in range(n - 1):
+        m, s_t, s_tt, s_y, s_ty = suffix[k]
+        knee = ts[k]
+        sum_x = s_t - m * knee
+        sxx = s_tt - 2 * knee * s_t + m * knee * knee - sum_x * sum_x / n
+        if sxx <= 1e-9 * (1.0 + s_tt):
+            continue
+        sxy = s_ty - knee * s_y  # the values are centred: no mean term
+        sse = total - sxy * sxy / sxx
+        if best is None or sse < best[0]:
+            slope = sxy / sxx
+            best = (sse, k, mean_v - slope * sum_x / n, slope)
+    return None if best is None else Hinge(best[1], best[2], best[3])

@@ -120,6 +120,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("families", nargs="*", help="family names (default: all)")
     parser.add_argument("--days", type=float, help="days of each quiet trace (default 30)")
     parser.add_argument("--seeds", type=int, default=5, help="seeds per family (default 5)")
+    parser.add_argument("--first-seed", type=int,
+                        help="run seeds FIRST..FIRST+SEEDS-1 instead of each family's own: held-out seeds, "
+                             "the same parameter sweep with other noise (a family's parameters cycle every 5 seeds)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--verbose", action="store_true", help="one line per trace too, as each ends")
     parser.add_argument("--legacy", action="store_true", help="run the older single traces instead")
@@ -127,7 +130,12 @@ def main(argv: list[str]) -> int:
     if args.legacy:
         return legacy(args.families)
     families = [f for f in FAMILIES if not args.families or f.name in args.families]
-    cases = [(f, seed, args.days, args.verbose) for f in families for seed in f.seeds[:args.seeds]]
+    def seeds(family: Family):
+        if args.first_seed is None:
+            return family.seeds[:args.seeds]
+        return range(args.first_seed, args.first_seed + args.seeds)
+
+    cases = [(f, seed, args.days, args.verbose) for f in families for seed in seeds(f)]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(run_case, cases))
     print(f"{'family':24}  {'n':>2}  {'days':>6}  {'leaking/30d':>12}  {'suspect/d':>7}  "

@@ -2,13 +2,14 @@
 
     .venv/bin/python tests/bench/bench_leak_forecast.py                     # rss-leak, 50 seeds
     .venv/bin/python tests/bench/bench_leak_forecast.py seed-leak slow-leak --seeds 20
+    .venv/bin/python tests/bench/bench_leak_forecast.py --later              # the served one, 1-24 h on
 
 For each seed of a leak family (tests/leak/families.py, seeds 1..N: the parameters sweep with
 the seed), the detector runs until an hour after it said ``leaking``.  There the forecast it
 exports is judged against the noiseless truth, and so are other slope estimators on the very
 same history (the detector's bins of the last 12 h, in 6-minute points):
 
-- ``exported``: what the agents serve (agents/leak/assessment.py: Theil-Sen since the knee);
+- ``exported``: what the agents serve (agents/leak/leak_rate.py: flat then a line over the leak's span);
 - ``ols-hinge``: least squares "flat, then a line" over the 12 h, the knee searched;
 - ``gls-hinge``: the same by generalised least squares, the noise an AR(1) whose coefficient
   comes from the residuals (Prais-Winsten, one Cochrane-Orcutt step);
@@ -34,11 +35,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from mysql_snmp.agents.leak.config import LeakConfig, series_config  # noqa: E402
+from mysql_snmp.agents.leak.forecast import forecast  # noqa: E402
+from mysql_snmp.agents.leak.series_detector import LEAKING, SeriesDetector  # noqa: E402
 from tests.bench.bench_leak import run  # noqa: E402
 from tests.leak.families import FAMILIES  # noqa: E402
 
 GOAL = 0.25
 ESTIMATORS = ("exported", "ols-hinge", "gls-hinge", "true-noise", "oracle")
+LATER_HOURS = (1, 2, 3, 4, 6, 8, 12, 24)
 
 
 def _whitening(times: list[float], decay_per_second: float | None) -> list[tuple[float, float]]:
@@ -157,6 +162,39 @@ def run_seed(args: tuple[str, int, bool]) -> dict:
     return errors
 
 
+def served_later(args: tuple[str, int, bool]) -> dict[int, float]:
+    """The served forecast's relative error at each of LATER_HOURS after detection."""
+    name, seed, verbose = args
+    family = next(f for f in FAMILIES if f.name == name)
+    trace = family.make(seed, family.days)
+    series = series_config(trace.series, limit_bytes=trace.limit_bytes)
+    detector = SeriesDetector(trace.series, series, LeakConfig(state_file=None))
+    detected, errors = None, {}
+    for t, value, aux in trace.rows():
+        change = detector.feed(t, value, aux)
+        if detected is None and change is not None and change[1] == LEAKING and t >= trace.onset:
+            detected = t
+        for hours in LATER_HOURS:
+            if detected is not None and hours not in errors and t >= detected + hours * 3600:
+                seconds, _ = forecast(detector.reading(), series, {})
+                truth = trace.true_time_to_limit(t)
+                errors[hours] = float("inf") if seconds is None else (seconds - truth) / truth
+    if verbose:
+        print(f"    {trace.name:16}" + "".join(f" +{h} h {e:+.2f}" for h, e in errors.items()), flush=True)
+    return errors
+
+
+def summarise_later(name: str, rows: list[dict[int, float]]) -> None:
+    print(f"{name}: {len(rows)} seeds, the served forecast after detection")
+    print(f"  {'after':>6} {'misses':>12} {'median |e|':>10} {'worst':>7}")
+    for hours in LATER_HOURS:
+        errors = [r[hours] for r in rows if hours in r]
+        if errors:
+            misses = sum(abs(e) > GOAL for e in errors)
+            print(f"  {hours:>4} h {misses:>3} of {len(errors):<3} {misses / len(errors):4.0%} "
+                  f"{statistics.median(abs(e) for e in errors):10.3f} {max(errors, key=abs):+7.2f}")
+
+
 def summarise(name: str, rows: list[dict]) -> None:
     print(f"{name}: {len(rows)} seeds, detected {sum(r['delay'] is not None for r in rows)}")
     print(f"  {'estimator':14} {'misses':>12} {'median |e|':>10} {'worst':>7} {'mean':>7}")
@@ -180,12 +218,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seeds", type=int, default=50, help="seeds 1..N per family (default 50)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--verbose", action="store_true", help="each seed's errors too, as it ends")
+    parser.add_argument("--later", action="store_true",
+                        help=f"only the served forecast, {', '.join(map(str, LATER_HOURS))} h after detection")
     args = parser.parse_args(argv)
     cases = [(name, seed, args.verbose) for name in args.families for seed in range(1, args.seeds + 1)]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(run_seed, cases))
+        results = list(pool.map(served_later if args.later else run_seed, cases))
     for name in args.families:
-        summarise(name, [r for (n, *_), r in zip(cases, results) if n == name])
+        (summarise_later if args.later else summarise)(name, [r for (n, *_), r in zip(cases, results) if n == name])
     return 0
 
 

@@ -6,8 +6,10 @@ import random
 import pytest
 
 from mysql_snmp.agents.leak.trend import (
+    Hinge,
     estimate_trend,
     find_steps,
+    fit_hinge,
     mann_kendall_z,
     median,
     segments_between,
@@ -84,3 +86,43 @@ def test_estimate_trend_of_step_is_flat_and_of_ramp_is_significant():
     assert ramp.z > 3.09
     assert ramp.rate_per_hour == pytest.approx(1000.0 * 60)
     assert ramp.growth == pytest.approx(1000.0 * 29)
+
+
+def _hinge_by_normal_equations(times, values, knee):
+    """Residual sum of squares, level and slope of level + slope * max(0, t - times[knee])."""
+    x = [max(0.0, t - times[knee]) for t in times]
+    n, sx, sy = len(x), sum(x), sum(values)
+    sxx, sxy = sum(a * a for a in x), sum(a * v for a, v in zip(x, values))
+    slope = (n * sxy - sx * sy) / (n * sxx - sx * sx)
+    level = (sy - slope * sx) / n
+    return sum((v - level - slope * a) ** 2 for a, v in zip(x, values)), level, slope
+
+
+def test_fit_hinge_recovers_a_clean_knee_level_and_slope():
+    times = [1.7e9 + 60.0 * i for i in range(100)]
+    values = [8e9 + max(0.0, t - times[40]) * 8333.0 for t in times]
+    hinge = fit_hinge(times, values)
+    assert hinge.knee == 40
+    assert hinge.level == pytest.approx(8e9, rel=1e-9)
+    assert hinge.slope_per_second == pytest.approx(8333.0, rel=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_fit_hinge_is_the_least_squares_hinge_on_noisy_uneven_points(seed):
+    rng = random.Random(seed)
+    n = rng.randint(8, 150)
+    times = sorted(1.7e9 + rng.uniform(0, 43200) for _ in range(n))
+    times = [t + i * 1e-3 for i, t in enumerate(times)]  # distinct
+    onset = rng.choice(times)
+    values = [8.6e9 + rng.gauss(0, 2.5e7) + max(0.0, t - onset) * 8333.0 for t in times]
+    hinge = fit_hinge(times, values)
+    fits = {k: _hinge_by_normal_equations(times, values, k) for k in range(n - 1)}
+    best = min(fits, key=lambda k: fits[k][0])
+    assert fits[hinge.knee][0] == pytest.approx(fits[best][0], rel=1e-9)
+    assert hinge.level == pytest.approx(fits[hinge.knee][1], rel=1e-9)
+    assert hinge.slope_per_second == pytest.approx(fits[hinge.knee][2], rel=1e-6, abs=1e-6)
+
+
+def test_fit_hinge_needs_two_points():
+    assert fit_hinge([1.0], [5.0]) is None
+    assert fit_hinge([1.0, 2.0], [5.0, 7.0]) == Hinge(0, 5.0, 2.0)
