@@ -19,7 +19,8 @@ from mysql_snmp.agents.leak.history import SeriesHistory
 from mysql_snmp.agents.leak.trend import fit_hinge
 from mysql_snmp.agents.leak.warmup import find_restart
 
-# Points after the knee the slope needs before it is served: fewer and one wander decides it.
+# Points from the knee on (itself included) the slope needs before it is served: fewer and one
+# wander decides it.
 MIN_POINTS_AFTER_ONSET = 5
 
 
