@@ -1,6 +1,6 @@
 """What the exporter process keeps for its whole life, beyond the modules it imports
 (tests/exporter/test_exporter_imports.py): the catalog without its SNMP side, and hashlib's
-built-in hashes instead of OpenSSL's (README, "Under load: connections, timeouts, memory")."""
+built-in hashes instead of OpenSSL's (docs/benchmarks.md, "Exporter: under load")."""
 
 from __future__ import annotations
 

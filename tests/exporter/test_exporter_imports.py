@@ -1,7 +1,7 @@
 """What the exporter process loads: every module costs resident memory for the process's life,
 so ``mysql-snmp exporter`` started as the packaged unit starts it (the all-comments leak.yml)
 and scraped must not have imported what only other commands, other collectors or a YAML file
-need (README, "Under load: connections, timeouts, memory")."""
+need (docs/benchmarks.md, "Exporter: under load")."""
 
 from __future__ import annotations
 
