@@ -10,6 +10,7 @@ import re
 import sys
 
 from mysql_snmp.agents.names import did_you_mean
+from mysql_snmp.agents.redact import install_log_redaction
 from mysql_snmp.agents.version import installed_version
 
 # Command name -> its module.  Each module defines register(subparsers) and sets a handler
@@ -136,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     if extras:
         print(unrecognized_message(command_parser(parser, args), extras), file=sys.stderr)
         return 2
+    install_log_redaction()
     logging.basicConfig(
         level=getattr(logging, args.log_level.upper()),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

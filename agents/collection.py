@@ -41,6 +41,7 @@ from mysql_snmp.agents.catalog import Catalog, load_catalog
 from mysql_snmp.agents.connection import CONNECTION_ERRORS, ConnectionSettings, MySQLConnection, MySQLUnavailable, QueryError
 from mysql_snmp.agents.derived import apply_derivations
 from mysql_snmp.agents.names import unknown_names_message
+from mysql_snmp.agents.redact import describe_exception
 from mysql_snmp.agents.snapshot import Snapshot, SourceStatus
 from mysql_snmp.agents.sources import (
     SCRAPER_NAMES,
@@ -403,7 +404,7 @@ class Collector:
             log.log(self._failure_level(name, "parse"), "%s: %s: could not parse the server's answer: %s",
                     self.settings.target, name, exc)
             log.debug("parse failure in %s", name, exc_info=True)
-            return status(False, f"{type(exc).__name__}: {exc}", "parse"), None
+            return status(False, describe_exception(exc), "parse"), None
         self._denials.pop(name, None)
         if self._failing.pop(name, None):
             log.warning("%s: source %s works again", self.settings.target, name)

@@ -21,6 +21,7 @@ import time
 from typing import Callable
 
 from mysql_snmp.agents.agentx.view import MibView, TreeLayout, build_view
+from mysql_snmp.agents.redact import describe_exception
 from mysql_snmp.agents.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
@@ -74,13 +75,13 @@ class ViewRefresher:
             snapshot = self.collect()
         except Exception as exc:  # the agent outlives any collection bug or outage
             log.warning("collection from %s failed: %s", self.target, exc, exc_info=log.isEnabledFor(logging.DEBUG))
-            snapshot = down_snapshot(self.target, f"{type(exc).__name__}: {exc}")
+            snapshot = down_snapshot(self.target, describe_exception(exc))
         run_callbacks(self.hooks, snapshot)
         try:
             return snapshot, build_view(self.layout, snapshot)
         except Exception as exc:  # a bug here would end the refresher task, and the agent with it
             log.exception("cannot serve the collection from %s", self.target)
-            snapshot = down_snapshot(self.target, f"building the SNMP view failed: {type(exc).__name__}: {exc}")
+            snapshot = down_snapshot(self.target, f"building the SNMP view failed: {describe_exception(exc)}")
             return snapshot, build_view(self.layout, snapshot)
 
     async def refresh_once(self) -> Snapshot:

@@ -8,11 +8,15 @@ Both: the password rule of every command, mysql_snmp.agents.connection.with_env_
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 
-from mysql_snmp.agents.connection import ConfigError, ConnectionSettings, parse_port, settings_from_my_cnf, with_env_password
-from mysql_snmp.agents.exporter.probe_access import ProbeAllowList
+from mysql_snmp.agents.connection import (ConfigError, ConnectionSettings, parse_port, require_user,
+                                          settings_from_my_cnf, with_env_password)
+from mysql_snmp.agents.exporter.probe_access import ProbeAllowList, ProbeRefused, is_auth_module
+
+log = logging.getLogger(__name__)
 
 
 def apply_address(settings: ConnectionSettings, address: str) -> ConnectionSettings:
@@ -88,7 +92,7 @@ def default_settings(my_cnf: str | None, address: str | None, username: str | No
         settings = apply_address(settings, address or "localhost:3306")
     if settings.user is None and username:
         settings = replace(settings, user=username)
-    return with_env_password(settings, environ)
+    return with_env_password(require_user(settings), environ)
 
 
 def without_certificate_check(settings: ConnectionSettings) -> ConnectionSettings:
@@ -103,10 +107,25 @@ def probe_settings(my_cnf: str, target: str, auth_module: str, environ: dict[str
     """Settings of /probe: ``[client.<name>]`` (inheriting ``[client]``) aimed at ``target``.
 
     Raises ProbeRefused, before any connection, when ``target`` may not receive that section's
-    credentials (agents/exporter/probe_access.py).
+    credentials (agents/exporter/probe_access.py), and ConfigError when ``auth_module`` names no
+    usable [client] or [client.NAME] section.  What either says goes to an unauthenticated client:
+    nothing of the option file; the log has the details.
     """
     auth_module = auth_module or "client"
-    section = settings_from_my_cnf(Path(my_cnf).expanduser(), auth_module)
+    unusable = ConfigError(f"auth_module {auth_module!r}: no such auth module ([client] or [client.NAME] section)")
+    if not is_auth_module(auth_module):
+        log.warning("/probe: auth_module %r refused: only [client] and [client.NAME] sections are auth modules",
+                    auth_module)
+        raise unusable
+    try:
+        section = require_user(settings_from_my_cnf(Path(my_cnf).expanduser(), auth_module))
+    except ConfigError as exc:
+        log.warning("/probe: auth_module %r: %s", auth_module, exc)
+        raise unusable from None
     requested = apply_address(section, target)
-    allowed.check(auth_module, section, requested)
+    try:
+        allowed.check(auth_module, section, requested)
+    except ProbeRefused as exc:
+        log.warning("/probe: %s", exc.detail)
+        raise
     return with_env_password(requested, environ)
