@@ -141,7 +141,7 @@ def settings_from_my_cnf(path: str | Path, section: str = "client") -> Connectio
     try:
         option_file = read_option_file(path)
     except OptionFileError as exc:
-        if not option_file_exists(path):
+        if not (path.exists() or path.is_symlink()):
             raise ConfigError(f"{path}: no such file (give --my-cnf or create it with a [client] section)") from None
         raise ConfigError(str(exc)) from None
     for options in option_file.groups.values():
@@ -155,10 +155,6 @@ def settings_from_my_cnf(path: str | Path, section: str = "client") -> Connectio
     elif option_file.group("client") is None:
         raise ConfigError(f"{path}: no [client] section")
     return _settings_from_options(options, f"{path} [{section}]")
-
-
-def option_file_exists(path: Path) -> bool:
-    return path.exists() or path.is_symlink()
 
 
 def require_user(settings: ConnectionSettings) -> ConnectionSettings:

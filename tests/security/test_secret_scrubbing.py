@@ -28,7 +28,7 @@ from mysql_snmp.agents.connection import (
 from mysql_snmp.agents.exporter.settings import settings_from_dsn
 from mysql_snmp.agents.redact import MASK, install_log_redaction, redact, remember_secret
 from tests.fake_mysql_server import clear_text_phisher
-from tests.support import option_file_literal
+from tests.support import option_file_literal, sql_literal
 
 
 def nasty_secret() -> tuple[str, str]:
@@ -198,3 +198,25 @@ def test_a_traceback_in_the_log_is_scrubbed(redacted_log):
         logging.getLogger("mysql_snmp.test").exception("unexpected %s", password)
     assert "driver said" in redacted_log.text and MASK in redacted_log.text
     assert_nowhere(token, redacted_log.text)
+
+
+def test_collect_logs_in_with_the_password_and_prints_no_part_of_a_wrong_one(mariadb, tmp_path, capsys):
+    from mysql_snmp.agents.cli import main
+
+    password, token = nasty_secret()
+    user = f"scrub_{token[:8]}"
+    mariadb.execute(f"CREATE USER '{user}'@'127.0.0.1' IDENTIFIED BY {sql_literal(password)}")
+    try:
+        path = tmp_path / "my.cnf"
+        for given, expected_code in ((password, 0), (password[::-1], 1)):
+            path.write_text(f"[client]\nhost = 127.0.0.1\nport = {mariadb.port}\nuser = {user}\n"
+                            f"password = {option_file_literal(given)}\n")
+            path.chmod(0o600)
+            code = main(["collect", "--my-cnf", str(path), "--sources", "global_status"])
+            out, err = capsys.readouterr()
+            assert code == expected_code, err
+            assert_nowhere(token, out, err)
+            assert_nowhere(token[::-1], out, err)
+        assert "ERROR 1045: Access denied" in err and "None" not in err
+    finally:
+        mariadb.execute(f"DROP USER IF EXISTS '{user}'@'127.0.0.1'")
