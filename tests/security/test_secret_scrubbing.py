@@ -27,6 +27,7 @@ from mysql_snmp.agents.connection import (
 )
 from mysql_snmp.agents.exporter.settings import settings_from_dsn
 from mysql_snmp.agents.redact import MASK, install_log_redaction, redact, remember_secret
+from tests.agents.test_collection import _FakeConnection
 from tests.fake_mysql_server import clear_text_phisher
 from tests.support import option_file_literal, sql_literal
 
@@ -117,48 +118,20 @@ def test_a_tls_failure_from_the_dsn(mariadb, redacted_log):
     assert_nowhere(token, error, redacted_log.text)
 
 
-class EchoingCursor:
-    """A driver fault no real server produces on purpose: an error whose text is the password, in
-    the shapes pymysql used (UnicodeEncodeError's args[1]) and a server echoing a statement."""
+def echoing_server(password: str):
+    """A driver fault no real server produces on purpose: errors whose text is the password, in the
+    shapes pymysql used (UnicodeEncodeError's args[1]) and a server echoing a statement back."""
 
-    def __init__(self, password: str):
-        self.password = password
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def execute(self, statement: str):
-        self.rows, self.description = [], None
+    def answer(statement: str):
         if statement.startswith("SELECT @@version"):
-            self.rows = [("10.11.99-MariaDB", "")]
-            self.description = (("v",), ("c",))
-        elif "GLOBAL STATUS" in statement.upper():
-            raise pymysql.err.ProgrammingError(1064, f"syntax error near '{self.password}'")
-        elif "GLOBAL VARIABLES" in statement.upper():
-            raise UnicodeEncodeError("latin-1", self.password, 12, 13, "ordinal not in range(256)")
+            return ("v", "c"), [("10.11.99-MariaDB", "")]
+        if "GLOBAL STATUS" in statement.upper():
+            return pymysql.err.ProgrammingError(1064, f"syntax error near '{password}'")
+        if "GLOBAL VARIABLES" in statement.upper():
+            return UnicodeEncodeError("latin-1", password, 12, 13, "ordinal not in range(256)")
+        return (), []
 
-    def fetchall(self):
-        return self.rows
-
-    def close(self):
-        pass
-
-
-class EchoingConnection:
-    def __init__(self, password: str):
-        self.password = password
-
-    def cursor(self):
-        return EchoingCursor(self.password)
-
-    def thread_id(self):
-        return 1
-
-    def close(self):
-        pass
+    return answer
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -169,7 +142,7 @@ def test_a_failing_statement_that_echoes_the_password(tmp_path, redacted_log, so
     # The control: the classifier's old reading of an exception (args[1] as the message) is the password.
     assert unicode_error.args[1] == password
     assert_nowhere(token, str(classify_error(unicode_error)))
-    connection = MySQLConnection(settings, connector=lambda **kwargs: EchoingConnection(password))
+    connection = MySQLConnection(settings, connector=lambda **kwargs: _FakeConnection(echoing_server(password)))
     collector = Collector(settings, sources=["global_status", "global_variables"], connection=connection)
     snapshot = collector.collect()
     errors = [status.error or "" for status in snapshot.sources.values()]
