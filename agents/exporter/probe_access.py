@@ -13,7 +13,7 @@ only to ask for it; see agents/mysql_auth.py for the other half).  A target is a
 Targets are compared in one canonical form: ``host:port`` with the host lowercased (IPv6 in
 brackets), or ``unix:///path``.
 
-Only ``[client]`` and ``[client.NAME]`` sections are auth modules (as in mysqld_exporter): the
+Only ``[client]`` and ``[client.NAME]`` sections are auth modules (the ones mysqld_exporter documents): the
 option file may hold others (``[mysqldump]`` with root's password) that no request may name.  The
 answers to a refused request say nothing of the option file (its path, its sections' addresses):
 the details go to the exporter's log.
