@@ -160,8 +160,9 @@ def settings_from_my_cnf(path: str | Path, section: str = "client") -> Connectio
 def require_user(settings: ConnectionSettings) -> ConnectionSettings:
     """An option file that names no user is an error, as in mysqld_exporter: the clients would log
     in as the operating-system user (often root) with whatever password the file gives."""
-    if settings.user is None and settings.origin not in ("defaults", "flags"):
-        raise ConfigError(f"{settings.origin}: no user (set user = NAME there, or give --user)")
+    if not settings.user and settings.origin not in ("defaults", "flags"):
+        raise ConfigError(f"{settings.origin}: no user (set user = NAME in that section, "
+                          "or give --user / --mysqld.username)")
     return settings
 
 

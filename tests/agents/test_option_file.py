@@ -148,6 +148,9 @@ def test_a_section_without_user_is_an_error_unless_a_flag_gives_one(tmp_path):
     with pytest.raises(ConfigError, match=r"my.cnf \[client\]: no user"):
         resolve_settings(path, environ={})
     assert resolve_settings(path, user="monitor", environ={}).user == "monitor"
+    write(path, "[client]\nuser =\n")  # empty: the anonymous user, which no monitoring setup means
+    with pytest.raises(ConfigError, match="no user"):
+        resolve_settings(path, environ={})
 
 
 # --------------------------------------------------------------------------- logging in
