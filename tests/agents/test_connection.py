@@ -240,3 +240,11 @@ def test_timeout_flags_must_be_positive(capsys, flag, value):
     err = capsys.readouterr().err
     assert flag in err and f"{value!r} is not a number of seconds greater than 0" in err
     assert parser.parse_args([flag, "2"]).__dict__[flag[2:].replace("-", "_")] == 2
+
+
+def test_an_error_without_a_server_code_reads_as_its_type_not_error_none():
+    assert str(classify_error(pymysql.err.OperationalError(1045, "Access denied"))) == "ERROR 1045: Access denied"
+    assert str(classify_error(RuntimeError("cryptography is required"))) == "RuntimeError: cryptography is required"
+    assert str(classify_error(pymysql.err.OperationalError("no code"))) == "OperationalError: no code"
+    encoding = classify_error(UnicodeEncodeError("latin-1", "pw€", 2, 3, "ordinal not in range(256)"))
+    assert str(encoding) == "UnicodeEncodeError: a setting cannot be converted to latin-1"
