@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import ssl
-import statistics
 import subprocess
 import threading
 import time
@@ -113,7 +112,8 @@ def test_an_unknown_user_costs_what_a_known_one_does(ours):
     for attempt in range(6):  # interleaved, so a busy machine weighs on both alike
         known.append(login_seconds(ours.port, b"prometheus", b"guess-%d" % attempt))
         unknown.append(login_seconds(ours.port, b"nobody-%d" % attempt, b"guess"))
-    ratio = statistics.median(unknown) / statistics.median(known)
+    # the least of each: what a check costs, with the least of other processes' noise on this shared machine
+    ratio = min(unknown) / min(known)
     assert 0.6 < ratio < 1.6, (known, unknown)
 
 
@@ -128,7 +128,7 @@ def test_the_timing_test_can_see_a_cost_difference():
         bcrypt.checkpw(b"guess", hashed)
         return time.perf_counter() - started
 
-    assert statistics.median(seconds(dear) for _ in range(3)) > 2 * statistics.median(seconds(cheap) for _ in range(3))
+    assert min(seconds(dear) for _ in range(3)) > 2 * min(seconds(cheap) for _ in range(3))  # 4 times, in theory
 
 
 def flood(port: int, stop: threading.Event, answered: list[int]) -> None:
