@@ -1,8 +1,9 @@
 """The exporter's HTTP(S) server: /, the telemetry path (default /metrics) and /probe.
 
 Standard library only (ThreadingHTTPServer, ssl): one thread per connection, at most
---web.max-connections of them (``connection_limit``: the cap, idle and header deadlines), TLS
-and basic auth from the exporter-toolkit web config (ssl is loaded only then:
+--web.max-connections of them (``connection_limit``: the cap, idle and header deadlines), each
+request read strictly and within bounds (``http_request``), TLS and basic auth from the
+exporter-toolkit web config (ssl is loaded only then:
 agents/tls_on_demand.py), exposition in the format negotiated from the Accept header
 (Prometheus text 0.0.4 or OpenMetrics: agents/exporter/encoding.py). It binds --web.listen-address, or serves the
 listening sockets systemd passed (--web.systemd-socket).
@@ -58,7 +59,7 @@ ALLOWED_METHODS = "GET, HEAD, OPTIONS"
 class ExporterRequestHandler(BaseHTTPRequestHandler):
     """One connection: requests read by agents/exporter/http_request.py (strict, bounded), answered
     in order.  BaseHTTPRequestHandler gives the keep-alive loop, the Date text and the logging;
-    its own lenient parser and its Server header (which named the Python version) are not used."""
+    its own lenient parser and its Server header, which names the Python version, are not used."""
 
     timeout = None  # DeadlineReader sets the reads' deadlines, _send the write's
     # Headers and body go out in two writes; with Nagle on, the body waits for the
@@ -103,13 +104,11 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
                 return
             self.head = head
             self.command, self.path, self.requestline = head.method, head.target, head.request_line
-            if head.content_length and head.expects_continue:
-                # The client waits before sending a body no route reads: answer and close instead.
-                pass
-            elif head.content_length:
-                self._discard(head.content_length)
-            else:
+            if not head.content_length:
                 self.close_connection = not head.keep_alive
+            elif not head.expects_continue:
+                self._discard(head.content_length)
+            # else the client waits for a go-ahead to send a body no route reads: answer, then close
         except BadRequest as refused:
             self._send(refused.status, f"{refused.reason}\n".encode())
             return
@@ -125,7 +124,7 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
         while length > 0:
             chunk = self.rfile.read(min(length, 16384))
             if not chunk:
-                raise TimeoutError("body not received")  # the client went away
+                raise ConnectionAbortedError("the client closed before the end of its body")
             length -= len(chunk)
         self.close_connection = not self.head.keep_alive
 

@@ -13,7 +13,9 @@ Same YAML as every Prometheus exporter, so an operator's existing file works:
     http_server_config:
       headers: {X-Frame-Options: deny}
 
-Paths are relative to the file's directory, as in exporter-toolkit.
+Paths are relative to the file's directory, as in exporter-toolkit.  Every key is either honoured
+or an error at start (docs/security.md, "TLS and web.yml"): a TLS or auth setting dropped with a
+warning would serve less than the file asks for.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ import base64
 import enum
 import hashlib
 import hmac
-import logging
 import os
 import re
 import secrets
@@ -34,8 +35,6 @@ from pathlib import Path
 from mysql_snmp.agents.names import unknown_names_message
 from mysql_snmp.agents.textfile import UnusableFile, read_regular_text
 from mysql_snmp.agents.yaml_errors import describe_load_error
-
-log = logging.getLogger(__name__)
 
 
 class WebConfigError(ValueError):
@@ -66,7 +65,7 @@ _TLS_KEYS = {"cert_file", "key_file", "client_auth_type", "client_ca_file", "cli
 # a TLS setting dropped with a warning would serve something weaker than the file asks for.
 _TLS_KEYS_REFUSED = {
     "cipher_suites": "Go's cipher suite names have no equivalent in Python's ssl; remove it "
-                     "(the exporter serves OpenSSL's ECDHE with AES-GCM or ChaCha20 for TLS 1.2, and TLS 1.3)",
+                     "(TLS 1.2 then offers only forward-secret suites with AES-GCM, ChaCha20 or AES-CBC-SHA2)",
     "curve_preferences": "Python's ssl cannot set a list of curves; remove it (OpenSSL's defaults apply)",
     "cert": "an inline certificate is not supported: put it in a file named by cert_file",
     "key": "an inline key is not supported: put it in a file named by key_file",
@@ -119,7 +118,8 @@ class TLSSettings:
             elif self.client_ca_text is not None:
                 context.load_verify_locations(cadata=self.client_ca_text)
         except (OSError, ssl.SSLError) as exc:
-            raise WebConfigError(f"TLS: cannot load {self.cert_file} / {self.key_file} or the client CA: {exc}") from exc
+            raise WebConfigError(f"TLS: cannot load {self.cert_file} / {self.key_file} or the client CA: "
+                                 f"{exc}") from exc
         context.verify_mode = ssl.VerifyMode[self.client_auth]
         return context
 
@@ -241,7 +241,8 @@ def _parse_http(raw_http: object) -> dict[str, str]:
         raise WebConfigError("http_server_config.headers must be a mapping")
     for name, value in headers.items():
         if name not in _EXTRA_HEADERS:
-            raise WebConfigError(f"http_server_config.headers: {name!r} cannot be set; known: {', '.join(_EXTRA_HEADERS)}")
+            raise WebConfigError(f"http_server_config.headers: {name!r} cannot be set; "
+                                 f"known: {', '.join(_EXTRA_HEADERS)}")
         if not isinstance(value, str) or not _HEADER_VALUE.fullmatch(value):
             raise WebConfigError(f"http_server_config.headers.{name} must be one line of text")
         allowed = _EXTRA_HEADERS[name]

@@ -6,6 +6,7 @@ HTTP server (what the exporter served with before) show what an unguarded parser
 
 from __future__ import annotations
 
+import argparse
 import http.server
 import threading
 import time
@@ -14,8 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from mysql_snmp.agents.exporter.app import ExporterApp
+from mysql_snmp.agents.exporter.flags import add_arguments, config_from_args
 from mysql_snmp.agents.exporter.http_request import MAX_BODY_BYTES, MAX_HEAD_BYTES
+from mysql_snmp.agents.exporter.web_config import WebConfig
 from mysql_snmp.agents.throwaway import free_loopback_port
+from tests.exporter.exporter_harness import running_exporter
 from tests.exporter.go_exporter import running_go_exporter
 from tests.exporter.http_wire import exchange
 from tests.faults.exporter_process import start_exporter
@@ -24,7 +29,8 @@ from tests.faults.exporter_process import start_exporter
 def unreachable_my_cnf(directory: Path) -> Path:
     """Credentials for a port nothing listens on: a scrape is served quickly with mysql_up 0."""
     my_cnf = directory / "my.cnf"
-    my_cnf.write_text(f"[client]\nuser = exporter\npassword = not-used\nhost = 127.0.0.1\nport = {free_loopback_port()}\n")
+    my_cnf.write_text("[client]\nuser = exporter\npassword = not-used\nhost = 127.0.0.1\n"
+                      f"port = {free_loopback_port()}\n")
     my_cnf.chmod(0o600)
     return my_cnf
 
@@ -137,6 +143,17 @@ def test_unusual_but_valid_requests_are_served(ours, request_bytes):
     assert exchange(ours.port, request_bytes).statuses == [200]
 
 
+def test_keep_alive_as_each_http_version_asks(ours):
+    keep_alive_10 = GET(b"Connection: keep-alive\r\n", version=b"HTTP/1.0")
+    answer = exchange(ours.port, keep_alive_10 + keep_alive_10)
+    assert answer.statuses == [200, 200] and answer.responses[0].headers["connection"] == "keep-alive"
+    assert exchange(ours.port, GET(version=b"HTTP/1.0") + GET()).statuses == [200]  # 1.0 closes unless asked
+    assert exchange(ours.port, GET(b"Connection: close\r\n") + GET()).statuses == [200]
+    # a client expecting 100-continue gets its answer without sending the body, then the close
+    expecting = exchange(ours.port, GET(b"Content-Length: 5\r\nExpect: 100-continue\r\n"))
+    assert expecting.statuses == [200] and expecting.closed
+
+
 def test_a_stdlib_parser_takes_the_heads_this_one_refuses(stdlib_port):
     # the control for the bounds: 6.4 MB of fields (98 lines of 65 KB, within the stdlib's own limits)
     # and a 60 KB request line are accepted, and held in memory, by the unguarded parser
@@ -192,3 +209,26 @@ def test_a_client_that_stops_mid_request_is_closed_at_the_header_deadline(my_cnf
         assert answer.closed and answer.statuses == [] and time.monotonic() - started < 3
     finally:
         exporter.stop()
+
+
+def test_a_tiny_scrape_timeout_cannot_make_a_collection_miss_its_deadline(monitoring_user):
+    with running_exporter(f"--config.my-cnf={monitoring_user.my_cnf}", "--no-collect.host") as exporter:
+        for _ in range(3):
+            scrape = exporter.scrape(headers={"X-Prometheus-Scrape-Timeout-Seconds": "0.001"})
+            assert scrape.value("mysql_up") == 1.0
+        assert not any(dict(labels).get("reason") == "deadline"
+                       for labels in scrape.samples.get("mysql_exporter_scrape_errors_total", {}))
+        # the control: a collection takes longer than the millisecond the header asked for
+        took = sum(scrape.samples["mysql_exporter_collector_duration_seconds"].values())
+        assert took > 0.001
+
+
+@pytest.mark.parametrize("header, seconds", [
+    (None, 10.0), ("", 10.0), ("30", 29.75), ("0.001", 1.0), ("0.5", 1.0), ("1e9", 300.0),
+    ("inf", 10.0), ("nan", 10.0), ("-5", 10.0), ("0", 10.0), ("ten", 10.0),
+])
+def test_the_scrape_time_a_header_may_ask_for_is_bounded(header, seconds):
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    app = ExporterApp(config_from_args(parser.parse_args([])), None, WebConfig(), environ={})
+    assert app.scrape_seconds(header) == seconds
