@@ -60,16 +60,33 @@ _CLIENT_AUTH = {
     "RequireAndVerifyClientCert": "CERT_REQUIRED",
 }
 _TLS_KEYS = {"cert_file", "key_file", "client_auth_type", "client_ca_file", "client_ca", "min_version", "max_version",
-             "client_allowed_sans", "prefer_server_cipher_suites"}
+             "client_allowed_sans", "prefer_server_cipher_suites", "cipher_suites"}
 # exporter-toolkit keys this exporter does not implement.  A file naming one is refused at start:
 # a TLS setting dropped with a warning would serve something weaker than the file asks for.
 _TLS_KEYS_REFUSED = {
-    "cipher_suites": "Go's cipher suite names have no equivalent in Python's ssl; remove it "
-                     "(TLS 1.2 then offers only forward-secret suites with AES-GCM, ChaCha20 or AES-CBC-SHA2)",
     "curve_preferences": "Python's ssl cannot set a list of curves; remove it (OpenSSL's defaults apply)",
     "cert": "an inline certificate is not supported: put it in a file named by cert_file",
     "key": "an inline key is not supported: put it in a file named by key_file",
 }
+# cipher_suites takes the names of Go's tls.CipherSuites(); these are OpenSSL's names of the same
+# TLS 1.0-1.2 suites.  TLS 1.3 suites are accepted and, as in Go, not configurable.
+_CIPHER_SUITES = {
+    "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256": "ECDHE-ECDSA-AES128-GCM-SHA256",
+    "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384": "ECDHE-ECDSA-AES256-GCM-SHA384",
+    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256": "ECDHE-RSA-AES128-GCM-SHA256",
+    "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384": "ECDHE-RSA-AES256-GCM-SHA384",
+    "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256": "ECDHE-ECDSA-CHACHA20-POLY1305",
+    "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256": "ECDHE-RSA-CHACHA20-POLY1305",
+    "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA": "ECDHE-ECDSA-AES128-SHA",
+    "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA": "ECDHE-ECDSA-AES256-SHA",
+    "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA": "ECDHE-RSA-AES128-SHA",
+    "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA": "ECDHE-RSA-AES256-SHA",
+    "TLS_RSA_WITH_AES_128_GCM_SHA256": "AES128-GCM-SHA256",
+    "TLS_RSA_WITH_AES_256_GCM_SHA384": "AES256-GCM-SHA384",
+    "TLS_RSA_WITH_AES_128_CBC_SHA": "AES128-SHA",
+    "TLS_RSA_WITH_AES_256_CBC_SHA": "AES256-SHA",
+}
+_TLS13_SUITES = {"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256"}
 _TOP_KEYS = {"tls_server_config", "basic_auth_users", "http_server_config"}
 _HTTP_KEYS = {"headers", "http2"}
 # The response headers exporter-toolkit lets a web config set, with the values it allows (None: any).
@@ -101,6 +118,7 @@ class TLSSettings:
     max_version: str | None = None
     client_allowed_sans: tuple[str, ...] = ()
     prefer_server_cipher_suites: bool = True
+    ciphers: str | None = None  # OpenSSL cipher list for TLS 1.2; "" when cipher_suites names TLS 1.3 ones only
 
     def context(self) -> "ssl.SSLContext":
         import ssl
@@ -111,6 +129,10 @@ class TLSSettings:
             context.maximum_version = ssl.TLSVersion[self.max_version]
         if not self.prefer_server_cipher_suites:  # Python's ssl sets it on every context
             context.options &= ~ssl.OP_CIPHER_SERVER_PREFERENCE
+        if self.ciphers:
+            context.set_ciphers(self.ciphers)
+        elif self.ciphers == "":  # no TLS 1.2 suite allowed: Go can then only complete TLS 1.3
+            context.minimum_version = ssl.TLSVersion.TLSv1_3
         try:
             context.load_cert_chain(str(self.cert_file), str(self.key_file))
             if self.client_ca_file is not None:
@@ -202,6 +224,7 @@ def _parse_tls(raw_tls: object, base_dir: Path) -> TLSSettings:
         if verify != "CERT_REQUIRED":
             raise WebConfigError("client_allowed_sans needs client_auth_type RequireAnyClientCert or "
                                  "RequireAndVerifyClientCert: otherwise a client may send no certificate")
+    ciphers = _ciphers(raw_tls.get("cipher_suites"))
     prefer = raw_tls.get("prefer_server_cipher_suites", True)
     if not isinstance(prefer, bool):
         raise WebConfigError("tls_server_config.prefer_server_cipher_suites must be true or false")
@@ -224,8 +247,22 @@ def _parse_tls(raw_tls: object, base_dir: Path) -> TLSSettings:
         client_ca_text=ca_text,
         client_allowed_sans=tuple(sans or ()),
         prefer_server_cipher_suites=prefer,
+        ciphers=ciphers,
         **versions,
     )
+
+
+def _ciphers(suites: object) -> str | None:
+    """OpenSSL's cipher list for exporter-toolkit's ``cipher_suites`` (None: not given)."""
+    if suites is None:
+        return None
+    if not isinstance(suites, list) or not suites or not all(isinstance(name, str) for name in suites):
+        raise WebConfigError("tls_server_config.cipher_suites must be a list of cipher suite names")
+    unknown = [name for name in suites if name not in _CIPHER_SUITES and name not in _TLS13_SUITES]
+    if unknown:
+        raise WebConfigError("tls_server_config.cipher_suites: " + unknown_names_message(
+            "cipher suite", unknown, sorted(_CIPHER_SUITES.keys() | _TLS13_SUITES)))
+    return ":".join(_CIPHER_SUITES[name] for name in suites if name in _CIPHER_SUITES)
 
 
 def _parse_http(raw_http: object) -> dict[str, str]:

@@ -312,6 +312,22 @@ def test_web_config_tls_and_users(tmp_path):
     assert config.headers == {"X-Frame-Options": "deny"}
 
 
+def test_web_config_cipher_suites_preference_and_an_inline_client_ca(tmp_path):
+    cert, _ = self_signed(tmp_path)
+    config = parse_web_config({"tls_server_config": {
+        "cert_file": "server.crt", "key_file": "server.key", "prefer_server_cipher_suites": False,
+        "cipher_suites": ["TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_AES_256_GCM_SHA384"],
+        "client_auth_type": "RequireAndVerifyClientCert", "client_ca": cert.read_text()}}, tmp_path)
+    context = config.tls.context()
+    assert {c["name"] for c in context.get_ciphers() if c["protocol"] == "TLSv1.2"} == {"ECDHE-RSA-AES256-GCM-SHA384"}
+    assert not context.options & ssl.OP_CIPHER_SERVER_PREFERENCE
+    assert context.get_ca_certs()[0]["subject"] == ((("commonName", "127.0.0.1"),),)
+    # TLS 1.3 suites only: no TLS 1.2 suite is left, so only TLS 1.3 can be agreed on (as in Go)
+    only13 = parse_web_config({"tls_server_config": {"cert_file": "server.crt", "key_file": "server.key",
+                                                     "cipher_suites": ["TLS_AES_128_GCM_SHA256"]}}, tmp_path)
+    assert only13.tls.context().minimum_version == ssl.TLSVersion.TLSv1_3
+
+
 @pytest.mark.parametrize("document, message", [
     ({"tls_server_config": {"cert_file": "a.crt"}}, "needs both"),
     ({"basic_auth_users": {"u": "plaintext"}}, "not a bcrypt hash"),
@@ -324,8 +340,10 @@ def test_web_config_tls_and_users(tmp_path):
      r"^tls_server_config: unknown field\(s\) client_ca_files \(did you mean client_ca_file\?\)"),
     ({"tls_server_config": {"cert_file": "a", "key_file": "b", "client_ca": "c"}}, "client_ca must be PEM text"),
     # Every exporter-toolkit key not implemented here stops the start: a dropped TLS setting is a hole.
-    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "cipher_suites": ["TLS_AES_128_GCM_SHA256"]}},
-     r"^tls_server_config.cipher_suites is not supported here"),
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "cipher_suites": ["TLS_RSA_WITH_RC4_128_SHA"]}},
+     r"^tls_server_config.cipher_suites: unknown cipher suite\(s\) TLS_RSA_WITH_RC4_128_SHA"),
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "cipher_suites": "TLS_AES_128_GCM_SHA256"}},
+     "must be a list of cipher suite names"),
     ({"tls_server_config": {"cert_file": "a", "key_file": "b", "curve_preferences": ["X25519"]}},
      r"^tls_server_config.curve_preferences is not supported here"),
     ({"tls_server_config": {"cert": "PEM", "key_file": "b"}}, r"^tls_server_config.cert is not supported here"),

@@ -250,3 +250,44 @@ def test_a_config_with_client_allowed_sans_loads_with_its_names(pki, tmp_path):
     web = tmp_path / "web.yml"
     web.write_text(mtls_web_config(pki, ["prometheus.example", "::1"]))
     assert load_web_config(web).tls.client_allowed_sans == ("prometheus.example", "::1")
+
+
+def tls12_client(pki, openssl_cipher: str) -> ssl.SSLContext:
+    _, ca, _, _ = pki
+    context = ssl.create_default_context(cafile=str(ca.cert))
+    context.maximum_version = ssl.TLSVersion.TLSv1_2
+    context.set_ciphers(openssl_cipher)
+    return context
+
+
+def tls12_statuses(port: int, context: ssl.SSLContext) -> list[int]:
+    try:
+        return exchange(port, get(b"/"), context=context, quiet=3).statuses
+    except (ssl.SSLError, ConnectionError):  # no suite in common: the handshake fails
+        return []
+
+
+def test_cipher_suites_allow_only_the_named_suites_as_go_does(pki, tmp_path):
+    directory, _, server, _ = pki
+    web = tmp_path / "web.yml"
+    web.write_text(f"tls_server_config:\n  cert_file: {server.cert}\n  key_file: {server.key}\n"
+                   "  cipher_suites: [TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, TLS_AES_128_GCM_SHA256]\n")
+    named, other = tls12_client(pki, "ECDHE-ECDSA-AES128-GCM-SHA256"), tls12_client(pki, "ECDHE-ECDSA-AES256-GCM-SHA384")
+    my_cnf = unreachable_my_cnf(tmp_path)
+    exporter = start_exporter(my_cnf, tmp_path, "--no-collect.host", f"--web.config.file={web}",
+                              answers_plain_http=False)
+    try:
+        with running_go_exporter(my_cnf, f"--web.config.file={web}") as go:
+            for port in (exporter.port, go):
+                assert tls12_statuses(port, named) == [200]
+                assert tls12_statuses(port, other) == []
+    finally:
+        exporter.stop()
+    # the control: without cipher_suites the other suite is served
+    web.write_text(f"tls_server_config:\n  cert_file: {server.cert}\n  key_file: {server.key}\n")
+    exporter = start_exporter(my_cnf, tmp_path, "--no-collect.host", f"--web.config.file={web}",
+                              answers_plain_http=False)
+    try:
+        assert tls12_statuses(exporter.port, other) == [200]
+    finally:
+        exporter.stop()
