@@ -1,12 +1,12 @@
 """The exporter's HTTP(S) server: /, the telemetry path (default /metrics) and /probe.
 
-Standard library only (ThreadingHTTPServer, ssl): one thread per connection, at most
---web.max-connections of them (``connection_limit``: the cap, idle and header deadlines), each
-request read strictly and within bounds (``http_request``), TLS and basic auth from the
-exporter-toolkit web config (ssl is loaded only then:
-agents/tls_on_demand.py), exposition in the format negotiated from the Accept header
-(Prometheus text 0.0.4 or OpenMetrics: agents/exporter/encoding.py). It binds --web.listen-address, or serves the
-listening sockets systemd passed (--web.systemd-socket).
+Standard library only (socketserver and ssl; not http.server: its parser is lenient, and it and
+its imports cost about 1 MB): one thread per connection, at most --web.max-connections of them
+(``connection_limit``: the cap, idle and header deadlines), each request read strictly and within
+bounds (``http_request``), TLS and basic auth from the exporter-toolkit web config (ssl is loaded
+only then: agents/tls_on_demand.py), exposition in the format negotiated from the Accept header
+(Prometheus text 0.0.4 or OpenMetrics: agents/exporter/encoding.py). It binds
+--web.listen-address, or serves the listening sockets systemd passed (--web.systemd-socket).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import html
 import io
 import logging
 import socket
+import socketserver
 import sys
 import threading
 import time
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Sequence
 from urllib.parse import parse_qs, urlsplit
 
@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 _date_header: tuple[int | None, str] = (None, "")  # (unix second, its Date header text), replaced whole
 _REASONS = {status.value: status.phrase for status in HTTPStatus}
 AUTHENTICATE = 'Basic realm="mysql-snmp exporter"'
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 def landing_page(telemetry_path: str) -> bytes:
@@ -56,10 +58,9 @@ def landing_page(telemetry_path: str) -> bytes:
 ALLOWED_METHODS = "GET, HEAD, OPTIONS"
 
 
-class ExporterRequestHandler(BaseHTTPRequestHandler):
+class ExporterRequestHandler(socketserver.StreamRequestHandler):
     """One connection: requests read by agents/exporter/http_request.py (strict, bounded), answered
-    in order.  BaseHTTPRequestHandler gives the keep-alive loop, the Date text and the logging;
-    its own lenient parser and its Server header, which names the Python version, are not used."""
+    in order while the client keeps the connection alive."""
 
     timeout = None  # DeadlineReader sets the reads' deadlines, _send the write's
     # Headers and body go out in two writes; with Nagle on, the body waits for the
@@ -72,16 +73,14 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
         self.rfile.close()  # the stdlib's reader: an open one would keep the socket's descriptor alive
         self._reader = DeadlineReader(self.connection, getattr(self.server, "slots", None), self.app.config.limits)
         self.rfile = io.BufferedReader(self._reader)
-        self.command = ""
-        self.head = None
-        self.requestline = "-"
-        self.path = ""
 
     def handle(self):
         if self.app.web.tls is not None and self.app.web.tls.client_allowed_sans:
             if not self._client_certificate_allowed():
                 return
-        super().handle()
+        self.close_connection = False
+        while not self.close_connection:
+            self.handle_one_request()
 
     def _client_certificate_allowed(self) -> bool:
         """client_allowed_sans: the handshake done, a certificate naming none of them ends the
@@ -97,7 +96,7 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
     def handle_one_request(self):
         self._reader.await_request()
         self.close_connection = True
-        self.head, self.command, self.requestline = None, "", "-"
+        self.head, self.command, self.path, self.requestline = None, "", "", "-"
         try:
             head = read_request_head(self.rfile)
             if head is None:
@@ -113,7 +112,7 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
             self._send(refused.status, f"{refused.reason}\n".encode())
             return
         except TimeoutError:
-            log.debug("%s: request not received in time", self.address_string())
+            log.debug("%s: request not received in time", self.client_address[0])
             return
         finally:
             self._reader.request_read()
@@ -128,25 +127,22 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
             length -= len(chunk)
         self.close_connection = not self.head.keep_alive
 
-    def log_message(self, fmt, *args):
-        if log.isEnabledFor(logging.DEBUG):  # called for every request: format only when it is kept
-            log.debug("%s %s", self.address_string(), fmt % args)
-
-    def date_time_string(self, timestamp=None):
+    @staticmethod
+    def date_text() -> str:
+        """The Date header (RFC 9110 5.6.7), formatted once a second, not per request."""
         global _date_header
-        if timestamp is not None:
-            return super().date_time_string(timestamp)
-        # The Date header has a one-second resolution: format it once a second, not per request.
         now = int(time.time())
         second, text = _date_header
         if second != now:
-            text = super().date_time_string(now)
+            year, month, day, hour, minute, sec, weekday = time.gmtime(now)[:7]
+            text = (f"{_WEEKDAYS[weekday]}, {day:02d} {_MONTHS[month - 1]} {year} "
+                    f"{hour:02d}:{minute:02d}:{sec:02d} GMT")
             _date_header = (now, text)
         return text
 
     def _send(self, status: int, body: bytes, content_type: str = "text/plain; charset=utf-8",
               headers: dict[str, str] | None = None) -> None:
-        lines = [f"HTTP/1.1 {status} {_REASONS.get(status, '')}", f"Date: {self.date_time_string()}"]
+        lines = [f"HTTP/1.1 {status} {_REASONS.get(status, '')}", f"Date: {self.date_text()}"]
         for name, value in {**self.app.web.headers, **(headers or {})}.items():
             lines.append(f"{name}: {value}")
         lines.append(f"Content-Type: {content_type}")
@@ -161,7 +157,8 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
         answer = "\r\n".join(lines).encode("latin-1") + (body if self.command != "HEAD" else b"")
         self.connection.settimeout(self.app.config.limits.write_timeout)
         self.wfile.write(answer)
-        self.log_request(status, len(body))
+        if log.isEnabledFor(logging.DEBUG):  # every request: format only when it is kept
+            log.debug('%s "%s" %s %s', self.client_address[0], self.requestline, status, len(body))
 
     def _authorized(self) -> bool:
         verifier = self.app.verifier
@@ -230,7 +227,7 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
         release_free_memory()
 
 
-class _Server(ThreadingHTTPServer):
+class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
     daemon_threads = True
     allow_reuse_address = True
     # Python's default of 5 made 50 simultaneous connects wait for SYN retransmits (1 s, 3 s).
@@ -304,14 +301,14 @@ class _Server(ThreadingHTTPServer):
                 self.slots.release()
 
 
-def address_text(server: ThreadingHTTPServer) -> str:
+def address_text(server: socketserver.TCPServer) -> str:
     host, port = server.server_address[:2]
     if server.address_family == socket.AF_INET6:
         return f"[{host}]:{port}"
     return f"{host or '*'}:{port}"
 
 
-def make_servers(app: ExporterApp, listeners: Sequence[PassedSocket] | None = None) -> list[ThreadingHTTPServer]:
+def make_servers(app: ExporterApp, listeners: Sequence[PassedSocket] | None = None) -> list[socketserver.TCPServer]:
     """Servers bound to --web.listen-address or, with --web.systemd-socket, on the sockets systemd
     passed (``listeners``; taken from the environment when not given)."""
     handler = type("BoundExporterRequestHandler", (ExporterRequestHandler,), {"app": app})
