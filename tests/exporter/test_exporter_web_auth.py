@@ -10,6 +10,9 @@ import ssl
 import subprocess
 import threading
 import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
 
 import bcrypt
 import pytest
@@ -20,7 +23,7 @@ from tests.exporter.certificates import TestCA
 from tests.exporter.go_exporter import GO_EXPORTER, running_go_exporter
 from tests.exporter.http_wire import exchange
 from tests.exporter.test_exporter_http_hostile import unreachable_my_cnf
-from tests.faults.exporter_process import start_exporter
+from tests.faults.exporter_process import ExporterProcess, start_exporter
 
 PASSWORD = b"right horse battery"
 USER_COST = 11  # a realistic cost: ~0.1-0.3 s a check on this kind of machine
@@ -28,6 +31,17 @@ USER_COST = 11  # a realistic cost: ~0.1-0.3 s a check on this kind of machine
 
 def authorization(user: bytes, password: bytes) -> bytes:
     return b"Authorization: Basic " + base64.b64encode(user + b":" + password) + b"\r\n"
+
+
+@contextmanager
+def exporter_with(web: Path, my_cnf: Path) -> Iterator[ExporterProcess]:
+    """Our exporter serving with ``web`` as its web config (logs beside ``my_cnf``)."""
+    exporter = start_exporter(my_cnf, my_cnf.parent, "--no-collect.host", f"--web.config.file={web}",
+                              answers_plain_http=False)
+    try:
+        yield exporter
+    finally:
+        exporter.stop()
 
 
 def get(path: bytes = b"/metrics", extra: bytes = b"") -> bytes:
@@ -46,11 +60,8 @@ def auth_setup(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def ours(auth_setup):
-    my_cnf, web = auth_setup
-    exporter = start_exporter(my_cnf, my_cnf.parent, "--no-collect.host", f"--web.config.file={web}",
-                              answers_plain_http=False)
-    yield exporter
-    exporter.stop()
+    with exporter_with(auth_setup[1], auth_setup[0]) as exporter:
+        yield exporter
     assert "Traceback" not in exporter.log_text()
 
 
@@ -89,16 +100,11 @@ def test_right_credentials_and_a_password_cut_at_72_bytes_as_go_cuts_it(tmp_path
     web = tmp_path / "web.yml"
     web.write_text(f"basic_auth_users:\n  prometheus: '{hashed}'\n")
     my_cnf = unreachable_my_cnf(tmp_path)
-    exporter = start_exporter(my_cnf, tmp_path, "--no-collect.host", f"--web.config.file={web}",
-                              answers_plain_http=False)
-    try:
-        with running_go_exporter(my_cnf, f"--web.config.file={web}") as go:
-            for port in (exporter.port, go):
-                assert exchange(port, get(extra=authorization(b"prometheus", b"p" * 72))).statuses == [200]
-                assert exchange(port, get(extra=authorization(b"prometheus", b"p" * 72 + b"more"))).statuses == [200]
-                assert exchange(port, get()).statuses == [401]
-    finally:
-        exporter.stop()
+    with exporter_with(web, my_cnf) as exporter, running_go_exporter(my_cnf, f"--web.config.file={web}") as go:
+        for port in (exporter.port, go):
+            assert exchange(port, get(extra=authorization(b"prometheus", b"p" * 72))).statuses == [200]
+            assert exchange(port, get(extra=authorization(b"prometheus", b"p" * 72 + b"more"))).statuses == [200]
+            assert exchange(port, get()).statuses == [401]
 
 
 def login_seconds(port: int, user: bytes, password: bytes) -> float:
@@ -209,31 +215,24 @@ def tls_get(port: int, pki, client: str) -> list[int]:
 def mtls_exporter(pki, allowed: list[str] | None, tmp_path):
     web = tmp_path / "web.yml"
     web.write_text(mtls_web_config(pki, allowed))
-    return start_exporter(unreachable_my_cnf(tmp_path), tmp_path, "--no-collect.host", f"--web.config.file={web}",
-                          answers_plain_http=False)
+    return exporter_with(web, unreachable_my_cnf(tmp_path))
 
 
 def test_client_allowed_sans_admits_only_certificates_naming_one(pki, tmp_path):
-    exporter = mtls_exporter(pki, ["prometheus.example", "::1", "spiffe://example.org/prometheus"], tmp_path)
-    try:
+    with mtls_exporter(pki, ["prometheus.example", "::1", "spiffe://example.org/prometheus"], tmp_path) as exporter:
         assert tls_get(exporter.port, pki, "named") == [200]
         assert tls_get(exporter.port, pki, "by-ip") == [200]  # Python spells it 0:0:0:0:0:0:0:1
         assert tls_get(exporter.port, pki, "by-uri") == [200]
         assert tls_get(exporter.port, pki, "intruder") == []
         assert tls_get(exporter.port, pki, "no-san") == []
         assert "names none of client_allowed_sans" in exporter.log_text()
-    finally:
-        exporter.stop()
 
 
 def test_without_client_allowed_sans_any_certificate_of_the_ca_gets_in(pki, tmp_path):
     # the control: what every client certificate got while the key was ignored with a warning
-    exporter = mtls_exporter(pki, None, tmp_path)
-    try:
+    with mtls_exporter(pki, None, tmp_path) as exporter:
         assert tls_get(exporter.port, pki, "intruder") == [200]
         assert tls_get(exporter.port, pki, "no-san") == [200]
-    finally:
-        exporter.stop()
 
 
 def test_go_0_14_refuses_client_allowed_sans_at_start_as_an_unknown_key(pki, tmp_path):
@@ -268,26 +267,18 @@ def tls12_statuses(port: int, context: ssl.SSLContext) -> list[int]:
 
 
 def test_cipher_suites_allow_only_the_named_suites_as_go_does(pki, tmp_path):
-    directory, _, server, _ = pki
+    server = pki[2]
     web = tmp_path / "web.yml"
     web.write_text(f"tls_server_config:\n  cert_file: {server.cert}\n  key_file: {server.key}\n"
                    "  cipher_suites: [TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, TLS_AES_128_GCM_SHA256]\n")
-    named, other = tls12_client(pki, "ECDHE-ECDSA-AES128-GCM-SHA256"), tls12_client(pki, "ECDHE-ECDSA-AES256-GCM-SHA384")
+    named = tls12_client(pki, "ECDHE-ECDSA-AES128-GCM-SHA256")
+    other = tls12_client(pki, "ECDHE-ECDSA-AES256-GCM-SHA384")
     my_cnf = unreachable_my_cnf(tmp_path)
-    exporter = start_exporter(my_cnf, tmp_path, "--no-collect.host", f"--web.config.file={web}",
-                              answers_plain_http=False)
-    try:
-        with running_go_exporter(my_cnf, f"--web.config.file={web}") as go:
-            for port in (exporter.port, go):
-                assert tls12_statuses(port, named) == [200]
-                assert tls12_statuses(port, other) == []
-    finally:
-        exporter.stop()
+    with exporter_with(web, my_cnf) as exporter, running_go_exporter(my_cnf, f"--web.config.file={web}") as go:
+        for port in (exporter.port, go):
+            assert tls12_statuses(port, named) == [200]
+            assert tls12_statuses(port, other) == []
     # the control: without cipher_suites the other suite is served
     web.write_text(f"tls_server_config:\n  cert_file: {server.cert}\n  key_file: {server.key}\n")
-    exporter = start_exporter(my_cnf, tmp_path, "--no-collect.host", f"--web.config.file={web}",
-                              answers_plain_http=False)
-    try:
+    with exporter_with(web, my_cnf) as exporter:
         assert tls12_statuses(exporter.port, other) == [200]
-    finally:
-        exporter.stop()
