@@ -10,6 +10,7 @@ collection into metric families.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import threading
 import time
@@ -34,6 +35,9 @@ log = logging.getLogger(__name__)
 SCRAPE_TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
 MAX_PROBE_TARGETS = 64
 RECONNECT_BACKOFF_MAX_SECONDS = 2.0
+# Bounds on the scrape time a request's X-Prometheus-Scrape-Timeout-Seconds may ask for.
+MIN_SCRAPE_SECONDS = 1.0
+MAX_SCRAPE_SECONDS = 300.0
 
 
 class ExporterApp:
@@ -47,6 +51,7 @@ class ExporterApp:
         self.verifier = BasicAuthVerifier(web.users) if web.users else None
         self.environ = dict(os.environ if environ is None else environ)
         self._lock = threading.Lock()
+        self._bad_timeout_logged = False
         self._default: Target | None = None
         self._probes: OrderedDict[tuple[str, str], Target] = OrderedDict()
         self.enabled = tuple(c for c in COLLECTORS if config.enabled.get(c.name, c.default))
@@ -146,18 +151,29 @@ class ExporterApp:
     # ------------------------------------------------------------------ scraping
 
     def deadline(self, timeout_header: str | None) -> float:
+        return time.monotonic() + self.scrape_seconds(timeout_header)
+
+    def scrape_seconds(self, timeout_header: str | None) -> float:
+        """How long a scrape may take: Prometheus' timeout less --timeout-offset, within
+        [MIN_SCRAPE_SECONDS, MAX_SCRAPE_SECONDS] (anyone who can reach the port can send the
+        header: a tiny value would fail the collection other scrapes join, a huge one hold its
+        thread); --exporter.scrape-timeout when the header is absent or not a finite positive number."""
         timeout = self.config.scrape_timeout
-        if timeout_header:
-            try:
-                prometheus_timeout = float(timeout_header)
-            except ValueError:
-                log.warning("ignoring %s: %r is not a number", SCRAPE_TIMEOUT_HEADER, timeout_header)
-            else:
-                if prometheus_timeout > self.config.timeout_offset:
-                    timeout = prometheus_timeout - self.config.timeout_offset
-                elif prometheus_timeout > 0:
-                    timeout = prometheus_timeout
-        return time.monotonic() + timeout
+        if not timeout_header:
+            return timeout
+        try:
+            prometheus_timeout = float(timeout_header)
+        except ValueError:
+            prometheus_timeout = math.nan
+        if not math.isfinite(prometheus_timeout) or prometheus_timeout <= 0:
+            if not self._bad_timeout_logged:  # once: any client can send it, on every request
+                self._bad_timeout_logged = True
+                log.warning("ignoring %s: %r is not a finite positive number of seconds (said once)",
+                            SCRAPE_TIMEOUT_HEADER, timeout_header[:40])
+            return timeout
+        if prometheus_timeout > self.config.timeout_offset:
+            prometheus_timeout -= self.config.timeout_offset
+        return min(MAX_SCRAPE_SECONDS, max(MIN_SCRAPE_SECONDS, prometheus_timeout))
 
     def collectors_for(self, requested: list[str]) -> tuple[ExporterCollector, ...]:
         self.collect_params.check(requested)
