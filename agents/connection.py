@@ -9,6 +9,7 @@ failing by design), bounds every statement in time, and turns pymysql errors int
 
 from __future__ import annotations
 
+import functools
 import getpass
 import logging
 import os
@@ -348,6 +349,11 @@ class MySQLUnavailable(QueryError):
 def classify_error(exc: BaseException, statement: str | None = None) -> QueryError:
     import pymysql
 
+    from mysql_snmp.agents.answer_limits import ReadStopped
+
+    if isinstance(exc, ReadStopped):  # our own bound on the answer (agents/answer_limits.py)
+        return QueryError(str(exc), reason=exc.reason, statement=statement)
+
     code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
     text = str(exc.args[1]) if len(exc.args) > 1 else str(exc)
     if code in (2002, 2003):  # pymysql's text already says "Can't connect to MySQL server on ..."
@@ -424,6 +430,11 @@ class MySQLConnection:
         connector: Callable | None = None,
     ):
         self.settings = settings
+        # Every answer is bounded in rows, bytes and time (agents/answer_limits.py); the collector
+        # sets ``read_deadline`` to stop reading a statement still answering after its deadline.
+        self.read_deadline: float | None = None
+        self._guard = None
+        self._aborted = False
         self.statement_timeout = statement_timeout
         self.lock_wait_timeout = lock_wait_timeout
         self.log_slow_filter = log_slow_filter
@@ -464,9 +475,15 @@ class MySQLConnection:
         return conn.thread_id() if conn is not None else None
 
     def _connect_raw(self):
-        import pymysql
+        from mysql_snmp.agents.answer_limits import GuardedConnection, ReadGuard
 
-        connector = self._connector or pymysql.connect
+        connector = self._connector
+        if connector is None:
+            if self._guard is None:
+                self._guard = ReadGuard()
+            connector = functools.partial(GuardedConnection, read_guard=self._guard)
+        # The handshake and login are bounded too: a server may stream its greeting.
+        self._start_reading(self.settings.connect_timeout + self.statement_timeout + 1.0)
         # read_timeout is the backstop when the server-side statement limit does not
         # apply (MySQL limits only SELECT); it drops the connection, so give the
         # server's own limit a head start.
@@ -500,6 +517,8 @@ class MySQLConnection:
     def ensure_connected(self) -> ServerInfo:
         if self._conn is not None and self.server is not None:
             return self.server
+        if self._aborted:
+            raise MySQLUnavailable(f"{self.settings.target}: not connecting: the agent is shutting down")
         now = self._clock()
         if now < self._next_attempt:
             raise MySQLUnavailable(
@@ -540,6 +559,7 @@ class MySQLConnection:
 
     def _run(self, statement: str) -> QueryResult:
         self.statements += 1
+        self._start_reading()
         try:
             with self._conn.cursor() as cursor:
                 cursor.execute(statement)
@@ -552,7 +572,9 @@ class MySQLConnection:
 
     def _failure(self, exc: BaseException, statement: str) -> QueryError:
         error = classify_error(exc, statement)
-        if isinstance(error, MySQLUnavailable) or error.code in CONNECTION_ERRORS:
+        if self._aborted:
+            error = MySQLUnavailable(f"{self.settings.target}: stopped reading: the agent is shutting down")
+        if isinstance(error, MySQLUnavailable) or error.code in CONNECTION_ERRORS or self._conn_closed():
             self._drop()  # a timed-out read (2013) closed the socket too; the next query reconnects
         return error
 
@@ -605,6 +627,7 @@ class MySQLConnection:
         statement = self._pending.popleft()
         cursor = self._batch_cursor
         started = self._clock()
+        self._start_reading()
         try:
             if batch is not None:
                 cursor.execute(batch)
@@ -633,6 +656,7 @@ class MySQLConnection:
         cursor, self._batch_cursor = self._batch_cursor, None
         if cursor is None or self._conn is None:
             return
+        self._start_reading()
         try:
             cursor.close()  # reads whatever is still on the wire
         except Exception as exc:  # broken while draining: the next statement reconnects
@@ -645,6 +669,27 @@ class MySQLConnection:
         self.statements += len(self._answers)
         self.failed_statements += sum(1 for answer in self._answers.values() if answer.error is not None)
         self._answers.clear()
+
+    def _start_reading(self, seconds: float | None = None) -> None:
+        """A fresh budget for the next answer: it must end within ``seconds`` (default: the
+        statement timeout and the read timeout's second) and by ``read_deadline``."""
+        if self._guard is None:
+            return
+        deadline = time.monotonic() + (self.statement_timeout + 1.0 if seconds is None else seconds)
+        if self.read_deadline is not None:
+            deadline = min(deadline, self.read_deadline)
+        self._guard.start(deadline)
+
+    def _conn_closed(self) -> bool:
+        """pymysql closed the socket (a read cut off by the guard): the connection is unusable."""
+        conn = self._conn
+        return conn is not None and getattr(conn, "_sock", True) is None
+
+    def abort(self) -> None:
+        """From another thread (SIGTERM): stop the read in progress and connect no more."""
+        self._aborted = True
+        if self._guard is not None:
+            self._guard.abort()
 
     def _drop(self) -> None:
         conn, self._conn, self.server = self._conn, None, None

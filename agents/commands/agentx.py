@@ -167,11 +167,16 @@ def build_agent(args, hooks=()) -> Agent:
     return Agent(collector, refresher, session, detector)
 
 
-async def serve(refresher, session) -> None:
+async def serve(refresher, session, abort_collection=lambda: None) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def stop_now() -> None:
+        stop.set()
+        abort_collection()  # a collection reading a never-ending answer ends now, not at its deadline
+
     for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
+        loop.add_signal_handler(signum, stop_now)
     loop.add_signal_handler(signal.SIGHUP, log_restart_needed)
     log.info("serving %s to the AgentX master at %s", refresher.target, session.address)
     await asyncio.gather(refresher.run(stop), session.run(stop))
@@ -198,7 +203,7 @@ def run(args) -> int:
     os.environ.pop(PASSWORD_ENV, None)
     try:
         with PidFile(args.perl_pid_file):
-            asyncio.run(serve(agent.refresher, agent.session))
+            asyncio.run(serve(agent.refresher, agent.session, agent.collector.abort))
     finally:
         agent.close()
     return 0

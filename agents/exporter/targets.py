@@ -130,8 +130,12 @@ class Target:
             return self.counters.copy()
 
     def close(self) -> None:
-        # Wait for a collection already running: its observers (the leak detector) must see
-        # it before they close and save their history, never at the same time.
+        # A collection already running stops reading now (a server may stream for ever), and is
+        # waited for: its observers (the leak detector) must see it before they close and save
+        # their history, never at the same time.
+        abort = getattr(self.collector, "abort", None)
+        if abort is not None:
+            abort()
         self._executor.shutdown(wait=True, cancel_futures=True)
         self.collector.close()
         for observer in self.observers:
