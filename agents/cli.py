@@ -9,6 +9,7 @@ import os
 import re
 import sys
 
+from mysql_snmp.agents.log_lines import install_log_line_cap
 from mysql_snmp.agents.names import did_you_mean
 from mysql_snmp.agents.version import installed_version
 
@@ -136,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     if extras:
         print(unrecognized_message(command_parser(parser, args), extras), file=sys.stderr)
         return 2
+    install_log_line_cap()
     logging.basicConfig(
         level=getattr(logging, args.log_level.upper()),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

@@ -574,7 +574,7 @@ class MySQLConnection:
         error = classify_error(exc, statement)
         if self._aborted:
             error = MySQLUnavailable(f"{self.settings.target}: stopped reading: the agent is shutting down")
-        if isinstance(error, MySQLUnavailable) or error.code in CONNECTION_ERRORS or self._conn_closed():
+        if isinstance(error, MySQLUnavailable) or error.code in CONNECTION_ERRORS or self._unusable_after(exc):
             self._drop()  # a timed-out read (2013) closed the socket too; the next query reconnects
         return error
 
@@ -680,10 +680,14 @@ class MySQLConnection:
             deadline = min(deadline, self.read_deadline)
         self._guard.start(deadline)
 
-    def _conn_closed(self) -> bool:
-        """pymysql closed the socket (a read cut off by the guard): the connection is unusable."""
+    def _unusable_after(self, exc: BaseException) -> bool:
+        """Whether the connection is lost to a failure that was not the server's answer: a read cut
+        off (pymysql closed the socket) or a value that failed to convert midway through a result
+        (the rest of it is still on the wire)."""
+        import pymysql
+
         conn = self._conn
-        return conn is not None and getattr(conn, "_sock", True) is None
+        return not isinstance(exc, pymysql.err.MySQLError) or (conn is not None and getattr(conn, "_sock", True) is None)
 
     def abort(self) -> None:
         """From another thread (SIGTERM): stop the read in progress and connect no more."""

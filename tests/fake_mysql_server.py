@@ -153,7 +153,7 @@ class Replies:
     version = b"10.11.99-MariaDB-rogue"
     version_comment = b"rogue test server"
     status: tuple[Row, ...] = ((b"Uptime", b"100"), (b"Threads_connected", b"1"), (b"Questions", b"42"))
-    variables: tuple[Row, ...] = ((b"max_connections", b"151"), (b"version", b"10.11.99-MariaDB-rogue"))
+    variables: tuple[Row, ...] = ((b"max_connections", b"151"),)
 
     def answer(self, statement: str):
         upper = " ".join(statement.upper().split())
@@ -166,7 +166,9 @@ class Replies:
         if upper.startswith("SHOW GLOBAL STATUS"):
             return (b"Variable_name", b"Value"), self.status_rows()
         if upper.startswith("SHOW GLOBAL VARIABLES"):
-            return (b"Variable_name", b"Value"), iter(self.variables)
+            identity = ((b"version", self.version), (b"version_comment", self.version_comment),
+                        (b"innodb_version", self.version))
+            return (b"Variable_name", b"Value"), iter(self.variables + identity)
         return (b"x",), iter(())
 
     def status_rows(self):
@@ -299,3 +301,19 @@ def rogue_server(replies: Replies | None = None) -> Iterator[RogueServer]:
         yield server
     finally:
         server.stop()
+
+
+class LongStrings(Replies):
+    """A 64 KiB version string (served as a label and over SNMP), and a status name as long."""
+
+    version = b"10.11.99-MariaDB-" + b"x" * (64 << 10)
+    version_comment = b"rogue \x1b[31m\nlevel=error msg=forged" + b"y" * (64 << 10)
+    status = Replies.status + ((b"Z" * (64 << 10), b"1"),)
+
+
+class NotUtf8(Replies):
+    """Bytes that are not UTF-8 in the version and in one status row; the other rows are fine."""
+
+    version = b"10.11.99-MariaDB-\xff\xfe-rogue"
+    version_comment = b"caf\xe9 latin1"
+    status = Replies.status + ((b"Bad_\xff_name", b"\xfe\xff" * (1 << 20)),)

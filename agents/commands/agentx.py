@@ -215,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["agentx", *(sys.argv[1:] if argv is None else argv)])
+    from mysql_snmp.agents.log_lines import install_log_line_cap
+
+    install_log_line_cap()
     logging.basicConfig(level=getattr(logging, args.log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     return args.handler(args)
