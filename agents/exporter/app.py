@@ -1,8 +1,8 @@
 """The exporter's state shared by all request threads: configuration, targets, auth, scraping.
 
 One Target per MySQL server: the /metrics one (from the option file and flags) and
-one per /probe target and auth module (at most MAX_PROBE_TARGETS, least recently
-used evicted).  A scrape picks the collectors (flags narrowed by ``collect[]``),
+one per /probe target and auth module (agents/exporter/probe_targets.py: one spelling per
+server, bounded, idle ones closed).  A scrape picks the collectors (flags narrowed by ``collect[]``),
 sets its deadline from Prometheus' scrape timeout, and turns the target's
 collection into metric families.
 """
@@ -13,7 +13,6 @@ import logging
 import os
 import threading
 import time
-from collections import OrderedDict
 
 from mysql_snmp.agents.catalog import Catalog
 from mysql_snmp.agents.connection import ConfigError, ConnectionSettings
@@ -23,6 +22,7 @@ from mysql_snmp.agents.exporter.encoding import encode_as, negotiate
 from mysql_snmp.agents.exporter.exposition import collection_self_families, request_self_families, server_families
 from mysql_snmp.agents.exporter.flags import ExporterConfig
 from mysql_snmp.agents.exporter.own_metrics import build_info, process_families
+from mysql_snmp.agents.exporter.probe_targets import ProbeTargets, canonical_target
 from mysql_snmp.agents.exporter.response import scrape_body
 from mysql_snmp.agents.exporter.settings import default_settings, probe_settings, without_certificate_check
 from mysql_snmp.agents.exporter.targets import Target
@@ -32,7 +32,6 @@ from mysql_snmp.agents.exporter.web_config import BasicAuthVerifier, WebConfig
 log = logging.getLogger(__name__)
 
 SCRAPE_TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
-MAX_PROBE_TARGETS = 64
 RECONNECT_BACKOFF_MAX_SECONDS = 2.0
 
 
@@ -48,7 +47,7 @@ class ExporterApp:
         self.environ = dict(os.environ if environ is None else environ)
         self._lock = threading.Lock()
         self._default: Target | None = None
-        self._probes: OrderedDict[tuple[str, str], Target] = OrderedDict()
+        self._probes = ProbeTargets()
         self.enabled = tuple(c for c in COLLECTORS if config.enabled.get(c.name, c.default))
         self.collect_params = CollectParams((c.name for c in COLLECTORS), (c.name for c in self.enabled))
 
@@ -112,34 +111,18 @@ class ExporterApp:
             return self._default
 
     def probe_target(self, target: str, auth_module: str) -> Target:
-        key = (target, auth_module)
-        with self._lock:
-            existing = self._probes.get(key)
-            if existing is not None:
-                self._probes.move_to_end(key)
-                return existing
+        target = canonical_target(target)  # one Target, and one connection, per server
+        key = (target, (auth_module or "client").lower())
+        existing = self._probes.get(key)
+        if existing is not None:
+            return existing
         settings = probe_settings(self.config.my_cnf, target, auth_module, self.environ, self.config.probe_allowed)
-        created = self._target(f"{target} ({auth_module})", settings)
-        evicted = None
-        with self._lock:
-            existing = self._probes.get(key)
-            if existing is not None:  # another thread won the race
-                evicted = created
-                created = existing
-            else:
-                self._probes[key] = created
-                if len(self._probes) > MAX_PROBE_TARGETS:
-                    _, evicted = self._probes.popitem(last=False)
-        if evicted is not None:
-            # Closing waits for a collection in progress: not on this request's time.
-            threading.Thread(target=evicted.close, name="close-target", daemon=True).start()
-        return created
+        return self._probes.add(key, self._target(f"{target} ({auth_module})", settings))
 
     def close(self) -> None:
         with self._lock:
-            targets = ([self._default] if self._default else []) + list(self._probes.values())
+            targets = ([self._default] if self._default else []) + self._probes.take_all()
             self._default = None
-            self._probes.clear()
         for target in targets:
             target.close()
 
