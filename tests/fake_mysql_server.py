@@ -14,6 +14,7 @@ from __future__ import annotations
 import socket
 import struct
 import threading
+import time
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -250,13 +251,16 @@ class RogueServer:
                 sequence += 1
             out += _packet(sequence, _eof(status & ~_MORE_RESULTS | _AUTOCOMMIT))
             sequence += 1
+            flushed = time.monotonic()
             for row in rows:
                 out += _packet(sequence, b"".join(_lenenc_bytes(value) for value in row))
                 sequence += 1
-                if len(out) >= 1 << 16:
+                # In 64 KiB writes when rows come fast; at least every 50 ms when they trickle.
+                if len(out) >= 1 << 16 or time.monotonic() - flushed > 0.05:
                     client.sendall(out)
                     self.bytes_sent += len(out)
                     out.clear()
+                    flushed = time.monotonic()
             out += _packet(sequence, _eof(status))
             sequence += 1
             client.sendall(out)
@@ -317,3 +321,13 @@ class NotUtf8(Replies):
     version = b"10.11.99-MariaDB-\xff\xfe-rogue"
     version_comment = b"caf\xe9 latin1"
     status = Replies.status + ((b"Bad_\xff_name", b"\xfe\xff" * (1 << 20)),)
+
+
+class TrickleStatus(Replies):
+    """SHOW GLOBAL STATUS never ends, but slowly: a row every few milliseconds, never a pause long
+    enough for a read timeout, never enough bytes for a size limit."""
+
+    def status_rows(self):
+        while True:
+            time.sleep(0.005)
+            yield (b"Innodb_buffer_pool_pages_data", b"1")
