@@ -162,6 +162,11 @@ class GuardedConnection(pymysql.connections.Connection):
             self.server_status = result.server_status
         return result.affected_rows
 
+    def release_result(self) -> None:
+        """Forget the last result (pymysql keeps it, rows and all, until the next statement)."""
+        if self._result is not None and not self._result.unbuffered_active:
+            self._result = None
+
     def _read_packet(self, packet_type=pymysql.protocol.MysqlPacket):
         guard = self.read_guard
         guard.rows_left -= 1

@@ -669,6 +669,11 @@ class MySQLConnection:
         self.statements += len(self._answers)
         self.failed_statements += sum(1 for answer in self._answers.values() if answer.error is not None)
         self._answers.clear()
+        # pymysql keeps the last result's rows on the connection until the next statement: the
+        # parsed values are all a collection needs of them once it is done.
+        release = getattr(self._conn, "release_result", None)
+        if release is not None:
+            release()
 
     def _start_reading(self, seconds: float | None = None) -> None:
         """A fresh budget for the next answer: it must end within ``seconds`` (default: the

@@ -79,12 +79,13 @@ class ExporterApp:
         collector.connection.backoff_max = RECONNECT_BACKOFF_MAX_SECONDS
         return collector
 
-    def _target(self, name: str, settings: ConnectionSettings, observers=()) -> Target:
+    def _target(self, name: str, settings: ConnectionSettings, observers=(), probed: bool = False) -> Target:
         if self.config.tls_insecure_skip_verify:
             settings = without_certificate_check(settings)
         settings = prepare_for(settings)  # OpenSSL is loaded only for a target that may need it
         return Target(name, self._new_collector(settings), min_interval=self.config.min_interval,
-                      may_interrupt=self.config.max_open_conns >= 2, observers=observers)
+                      may_interrupt=self.config.max_open_conns >= 2, observers=observers,
+                      remember_between_scrapes=not probed)
 
     def _leak_detectors(self, target: str) -> list:
         """The leak detector of the /metrics target (its history is that server's)."""
@@ -117,7 +118,7 @@ class ExporterApp:
         if existing is not None:
             return existing
         settings = probe_settings(self.config.my_cnf, target, auth_module, self.environ, self.config.probe_allowed)
-        return self._probes.add(key, self._target(f"{target} ({auth_module})", settings))
+        return self._probes.add(key, self._target(f"{target} ({auth_module})", settings, probed=True))
 
     def close(self) -> None:
         with self._lock:
@@ -172,7 +173,8 @@ class ExporterApp:
             request.extend(self.collect_params.families())
         server = None
         if record is not None and record.snapshot.up:
+            interner = target.scrape_interner()
             server = target.bodies.get(record, labels, content_type, lambda: encode_as(
-                server_families(outcome, self.catalog, self.config.compat, target.interner), chosen,
-                target.interner, final=False))
+                server_families(outcome, self.catalog, self.config.compat, interner), chosen,
+                interner, final=False))
         return scrape_body(head, request, server, chosen, gzip)

@@ -101,3 +101,45 @@ def wait_streaming(server, since_bytes: int = 0, timeout: float = 20.0) -> None:
 
 
 MB = 1 << 20
+
+
+@dataclass(frozen=True)
+class RememberedTargets:
+    count: int
+    alone: int  # the exporter's RSS after one /metrics scrape, no /probe yet
+    grown: int  # RSS added by ``count`` targets, each probed twice
+    body_bytes: int  # a probe's answer, on average
+    threads: int
+    descriptors: int
+
+    @property
+    def per_target(self) -> float:
+        return self.grown / self.count
+
+
+def remembered_targets_rss(my_cnf: Path, port: int, count: int, directory: Path) -> RememberedTargets:
+    """An exporter with ``count`` auth modules ([client.mN], all aimed at 127.0.0.1:``port``, the
+    credentials of ``my_cnf``'s [client]), each probed twice: the RSS those targets add."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.faults.exporter_process import start_exporter
+
+    my_cnf.write_text(my_cnf.read_text() + "".join(f"[client.m{i}]\nhost = 127.0.0.1\nport = {port}\n"
+                                                   for i in range(count)))
+    exporter = start_exporter(my_cnf, directory)
+    try:
+        exporter.scrape()
+        alone = exporter.rss()
+
+        def probe(i: int) -> int:
+            scrape = exporter.scrape(f"/probe?target=127.0.0.1:{port}&auth_module=client.m{i}", timeout=60)
+            assert scrape.status == 200 and "\nmysql_up 1" in scrape.body, scrape.body[:300]
+            return len(scrape.body)
+
+        with ThreadPoolExecutor(4) as pool:
+            sizes = list(pool.map(probe, range(count)))
+            list(pool.map(probe, range(count)))
+        return RememberedTargets(count, alone, exporter.rss() - alone, sum(sizes) // count, exporter.threads(),
+                                 exporter.fds())
+    finally:
+        exporter.stop()
