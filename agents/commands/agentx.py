@@ -143,7 +143,8 @@ def build_agent(args, hooks=()) -> Agent:
         return collector.collect(deadline=time.monotonic() + timeout)
 
     refresher = ViewRefresher(collect, TreeLayout.from_catalog(catalog, legacy_root), args.refresh,
-                              collector.settings.target, stale_grace=args.stale_grace)
+                              collector.settings.target, stale_grace=args.stale_grace,
+                              abort_collection=collector.abort)
     session = AgentXSession(address, refresher.current_view, [legacy_root, new_root],
                             agent_id=legacy_root[:-1], ping_interval=args.ping_interval)
     from mysql_snmp.agents.agentx.state_notifications import state_notification_hook
@@ -167,13 +168,13 @@ def build_agent(args, hooks=()) -> Agent:
     return Agent(collector, refresher, session, detector)
 
 
-async def serve(refresher, session, abort_collection=lambda: None) -> None:
+async def serve(refresher, session) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
 
     def stop_now() -> None:
         stop.set()
-        abort_collection()  # a collection reading a never-ending answer ends now, not at its deadline
+        refresher.abort_collection()  # a collection reading a never-ending answer ends now, not at its deadline
 
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop_now)
@@ -203,7 +204,7 @@ def run(args) -> int:
     os.environ.pop(PASSWORD_ENV, None)
     try:
         with PidFile(args.perl_pid_file):
-            asyncio.run(serve(agent.refresher, agent.session, agent.collector.abort))
+            asyncio.run(serve(agent.refresher, agent.session))
     finally:
         agent.close()
     return 0
