@@ -329,3 +329,19 @@ def test_a_64k_version_string_is_cut_for_snmp(snmpd, tmp_path, monkeypatch):
 
 
 UP_OID = format_oid(load_catalog().by_name("agent_mysql_up").snmp.oid) + ".0"
+
+
+def test_agentx_serves_a_server_whose_text_is_not_utf8(snmpd, tmp_path):
+    with rogue_server(NotUtf8()) as server:
+        process, log, _ = start_agentx(snmpd, server, tmp_path, "--refresh", "2")
+        try:
+            wait_until(lambda: any(v.number == 1 for v in snmpd.get(UP_OID) if v.type == "Gauge32"), timeout=30,
+                       what="the agent serving")
+            version = snmpd.get(SERVER_VERSION_OID)
+        finally:
+            stop_process(process)
+    assert version[0].text == "10.11.99-MariaDB-\\\\xff\\\\xfe-rogue", version  # snmpget escapes the backslash
+    longest = max(len(line) for line in log.read_text(errors="replace").splitlines())
+    assert longest < 9000
+    record_fault("bytes not UTF-8 in version and status", "agentx",
+                 f"up, version {version[0].text!r}, longest log line {longest}")
