@@ -34,18 +34,18 @@ def _handshake(initial_plugin: bytes, capabilities: int = _CAPABILITIES, thread_
             + salt[8:] + b"\x00" + initial_plugin + b"\x00")
 
 
-class ClearTextPhisher:
-    """Accepts connections; answers each handshake response with a switch to ``plugin``."""
+class _LoopbackServer:
+    """A listener on a free loopback port; ``_accepted(client)`` is called for each client, in turn."""
 
-    def __init__(self, plugin: bytes = b"mysql_clear_password"):
-        self.plugin = plugin
-        self.received: list[bytes] = []  # everything each client sent, one entry per connection
+    name = "fake-mysql"
+
+    def __init__(self):
         self.connections = 0
         self._listener = socket.create_server(("127.0.0.1", 0))
         self._listener.settimeout(0.2)
         self.port = self._listener.getsockname()[1]
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, name="fake-mysql", daemon=True)
+        self._thread = threading.Thread(target=self._serve, name=self.name, daemon=True)
 
     def _serve(self) -> None:
         while not self._stop.is_set():
@@ -54,8 +54,32 @@ class ClearTextPhisher:
             except OSError:
                 continue
             self.connections += 1
-            with client:
-                self.received.append(self._converse(client))
+            self._accepted(client)
+
+    def _accepted(self, client: socket.socket) -> None:
+        raise NotImplementedError
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self._listener.close()
+
+
+class ClearTextPhisher(_LoopbackServer):
+    """Accepts connections; answers each handshake response with a switch to ``plugin``."""
+
+    def __init__(self, plugin: bytes = b"mysql_clear_password"):
+        super().__init__()
+        self.plugin = plugin
+        self.received: list[bytes] = []  # everything each client sent, one entry per connection
+
+    def _accepted(self, client: socket.socket) -> None:
+        with client:
+            self.received.append(self._converse(client))
 
     def _converse(self, client: socket.socket) -> bytes:
         client.settimeout(2.0)
@@ -89,14 +113,6 @@ class ClearTextPhisher:
     def sent_password(self, password: str) -> bool:
         return any(password.encode() in data for data in self.received)
 
-    def start(self) -> "ClearTextPhisher":
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(5)
-        self._listener.close()
 
 
 @contextmanager
@@ -185,31 +201,22 @@ class EndlessStatus(Replies):
             yield row
 
 
-class RogueServer:
+class RogueServer(_LoopbackServer):
     """Logs anyone in, answers from ``replies``; a thread per client, as many clients as come."""
 
+    name = "rogue-mysql"
+
     def __init__(self, replies: Replies | None = None):
+        super().__init__()
         self.replies = replies or Replies()
-        self.connections = 0
         self.statements: list[str] = []
         self.bytes_sent = 0  # rows' bytes, the endless ones included
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self._listener.settimeout(0.2)
-        self.port = self._listener.getsockname()[1]
-        self._stop = threading.Event()
         self._clients: list[socket.socket] = []
-        self._thread = threading.Thread(target=self._serve, name="rogue-mysql", daemon=True)
 
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                client, _ = self._listener.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            self._clients.append(client)
-            threading.Thread(target=self._converse, args=(client, self.connections), daemon=True,
-                             name="rogue-mysql-client").start()
+    def _accepted(self, client: socket.socket) -> None:
+        self._clients.append(client)
+        threading.Thread(target=self._converse, args=(client, self.connections), daemon=True,
+                         name="rogue-mysql-client").start()
 
     def _converse(self, client: socket.socket, thread_id: int) -> None:
         reader = client.makefile("rb")
@@ -266,14 +273,8 @@ class RogueServer:
             client.sendall(out)
             self.bytes_sent += len(out)
 
-    def start(self) -> "RogueServer":
-        self._thread.start()
-        return self
-
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(5)
-        self._listener.close()
+        super().stop()
         for client in self._clients:
             try:
                 client.shutdown(socket.SHUT_RDWR)

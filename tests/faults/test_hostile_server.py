@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import time
+from dataclasses import dataclass
 
 import pymysql
 import pytest
@@ -21,6 +22,7 @@ from mysql_snmp.agents.snapshot import Snapshot
 from tests.agentx.agent_process import InProcessAgent
 from tests.agentx.netsnmp import Snmpd, need_net_snmp, parse_output, start_agent, stop_process, wait_until
 from tests.fake_mysql_server import EndlessStatus, LongStrings, NotUtf8, TrickleStatus, rogue_server
+from tests.exporter.go_exporter import GO_EXPORTER
 from tests.faults.exporter_process import start_exporter
 from tests.faults.hostile_kit import MB, PeakRss, go_exporter, in_background, wait_streaming
 from tests.faults.report import record_fault
@@ -121,6 +123,24 @@ def test_text_that_is_not_utf8_is_read_with_its_bytes_escaped():
 # --------------------------------------------------------------------------- the exporter, and Go
 
 
+@dataclass
+class GoScrape:
+    body: str = ""
+    text: str | None = None  # what to report instead of reading the body: not run, crashed, no answer
+
+
+def go_scrape(server, directory) -> GoScrape:
+    """One scrape of Go's mysqld_exporter against the rogue ``server``."""
+    if not os.path.exists(GO_EXPORTER):
+        return GoScrape(text="not run")
+    with go_exporter(server.my_cnf(directory), directory / "go.log") as go:
+        answer = go.get()
+        time.sleep(0.2)
+        if go.process.poll() is not None:  # 0.14 panics on a label value that is not UTF-8
+            return GoScrape(text="process crashed (panic: label value not valid UTF-8)")
+    return GoScrape(answer[1]) if answer else GoScrape(text="no answer")
+
+
 def test_exporter_bounds_an_endless_result_where_go_grows(tmp_path):
     with rogue_server(EndlessStatus()) as server:
         exporter = start_exporter(server.my_cnf(tmp_path), tmp_path)
@@ -142,7 +162,7 @@ def test_exporter_bounds_an_endless_result_where_go_grows(tmp_path):
         assert ours.peak < 150 * MB, ours.peak
 
     go_text = "not run"
-    if os.path.exists("/usr/bin/prometheus-mysqld-exporter"):
+    if os.path.exists(GO_EXPORTER):
         with rogue_server(EndlessStatus()) as server, go_exporter(server.my_cnf(tmp_path), tmp_path / "go.log") as go:
             with PeakRss(go.process.pid) as theirs:
                 thread, result = in_background(lambda: go.get(timeout=30))
@@ -161,13 +181,9 @@ def test_exporter_serves_long_and_broken_strings_bounded(tmp_path):
             scrape = exporter.scrape(timeout=30)
         finally:
             exporter.stop()
-        go_text = "not run"
-        if os.path.exists("/usr/bin/prometheus-mysqld-exporter"):
-            with go_exporter(server.my_cnf(tmp_path), tmp_path / "go.log") as go:
-                go_answer = go.get()
-            go_info = next((line for line in (go_answer or (0, ""))[1].splitlines()
-                            if line.startswith("mysql_version_info")), "")
-            go_text = f"mysql_version_info line of {len(go_info)} characters"
+        go = go_scrape(server, tmp_path)
+        go_info = next((line for line in go.body.splitlines() if line.startswith("mysql_version_info")), "")
+        go_text = go.text or f"mysql_version_info line of {len(go_info)} characters"
     info = next(line for line in scrape.body.splitlines() if line.startswith("mysql_version_info"))
     values = [re.sub(r"\\(.)", lambda m: {"n": "\n"}.get(m[1], m[1]), value)
               for value in re.findall(r'="((?:[^"\\]|\\.)*)"', info)]
@@ -185,16 +201,8 @@ def test_exporter_serves_long_and_broken_strings_bounded(tmp_path):
             longest_log_line = max(len(line) for line in exporter.log_text().splitlines())
         finally:
             exporter.stop()
-        go_text = "not run"
-        if os.path.exists("/usr/bin/prometheus-mysqld-exporter"):
-            with go_exporter(server.my_cnf(tmp_path), tmp_path / "go.log") as go:
-                go_answer = go.get()
-                time.sleep(0.2)
-                crashed = go.process.poll() is not None
-            if crashed:  # 0.14 panics: label value "...\xff\xfe..." is not valid UTF-8
-                go_text = "process crashed (panic: label value not valid UTF-8)"
-            else:
-                go_text = "mysql_up 1" if go_answer and "\nmysql_up 1" in go_answer[1] else "mysql_up 0 or no answer"
+        go = go_scrape(server, tmp_path)
+        go_text = go.text or ("mysql_up 1" if "\nmysql_up 1" in go.body else "mysql_up 0")
     assert "mysql_up 1" in scrape.body
     assert 'version="10.11.99-MariaDB-\\\\xff\\\\xfe-rogue"' in scrape.body
     assert longest_log_line < 9000
@@ -216,7 +224,7 @@ def test_sigterm_while_reading_a_trickle_stops_the_exporter_and_saves_the_histor
             stopped = time.monotonic() - started
             exporter.stop()
         go_text = "not run"
-        if os.path.exists("/usr/bin/prometheus-mysqld-exporter"):
+        if os.path.exists(GO_EXPORTER):
             with go_exporter(server.my_cnf(tmp_path), tmp_path / "go.log") as go:
                 in_background(lambda: go.get(timeout=60))
                 wait_streaming(server, server.bytes_sent)
@@ -234,17 +242,6 @@ def test_sigterm_while_reading_a_trickle_stops_the_exporter_and_saves_the_histor
 # --------------------------------------------------------------------------- the AgentX agent under snmpd
 
 
-@pytest.fixture
-def snmpd(tmp_path):
-    need_net_snmp()
-    server = Snmpd(tmp_path / "snmpd")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def start_agentx(snmpd: Snmpd, server, directory, *options: str):
     log = directory / "agent.log"
     history = directory / "leak-state.json"
@@ -253,10 +250,11 @@ def start_agentx(snmpd: Snmpd, server, directory, *options: str):
     return process, log, history
 
 
-def test_sigterm_while_reading_stops_the_agentx_agent_and_saves_the_history(snmpd, tmp_path):
+def test_sigterm_while_reading_stops_the_agentx_agent_and_saves_the_history(private_snmpd, tmp_path):
+    snmpd = private_snmpd
     with rogue_server(TrickleStatus()) as server:
         # A deadline far away: only the signal may end this read.
-        process, log, history = start_agentx(snmpd, server, tmp_path, "--refresh", "60", "--statement-timeout", "30")
+        process, log, history = start_agentx(private_snmpd, server, tmp_path, "--refresh", "60", "--statement-timeout", "30")
         try:
             wait_streaming(server)
             process.send_signal(signal.SIGTERM)
@@ -271,9 +269,10 @@ def test_sigterm_while_reading_stops_the_agentx_agent_and_saves_the_history(snmp
     record_fault("SIGTERM while a result trickles in", "agentx", f"exit 0 in {stopped:.1f} s, history saved")
 
 
-def test_agentx_bounds_an_endless_result(snmpd, tmp_path):
+def test_agentx_bounds_an_endless_result(private_snmpd, tmp_path):
+    snmpd = private_snmpd
     with rogue_server(EndlessStatus()) as server:
-        process, log, _ = start_agentx(snmpd, server, tmp_path, "--refresh", "30")
+        process, log, _ = start_agentx(private_snmpd, server, tmp_path, "--refresh", "30")
         try:
             with PeakRss(process.pid) as peak:
                 wait_streaming(server)
@@ -299,22 +298,22 @@ def long_version_view():
     return build_view(TreeLayout.from_catalog(load_catalog()), snapshot)
 
 
-def test_a_64k_version_string_is_cut_for_snmp(snmpd, tmp_path, monkeypatch):
+def test_a_64k_version_string_is_cut_for_snmp(private_snmpd, tmp_path, monkeypatch):
+    snmpd = private_snmpd
     catalog = load_catalog()
     subtrees = [catalog.legacy_root, catalog.new_root]
     # Control: served whole, a 64 KiB string is an AgentX answer snmpd will not take.
     monkeypatch.setattr(served_text, "MAX_SNMP_STRING_BYTES", 1 << 20)
-    with InProcessAgent(snmpd, long_version_view(), subtrees):
+    with InProcessAgent(private_snmpd, long_version_view(), subtrees):
         wait_until(lambda: snmpd.get(UP_OID), what="the in-process agent registered")
         unguarded = snmpd.run("snmpget", SERVER_VERSION_OID)
     assert not parse_output(unguarded.stdout), unguarded.stdout[:300]
     monkeypatch.undo()
 
     with rogue_server(LongStrings()) as server:
-        process, log, _ = start_agentx(snmpd, server, tmp_path, "--refresh", "2")
+        process, log, _ = start_agentx(private_snmpd, server, tmp_path, "--refresh", "2")
         try:
-            wait_until(lambda: any(v.number == 1 for v in snmpd.get(UP_OID) if v.type == "Gauge32"), timeout=30,
-                       what="the agent serving")
+            wait_serving(snmpd)
             version = snmpd.get(SERVER_VERSION_OID)
             walk = snmpd.run("snmpbulkwalk", format_oid(catalog.new_root))
         finally:
@@ -331,12 +330,17 @@ def test_a_64k_version_string_is_cut_for_snmp(snmpd, tmp_path, monkeypatch):
 UP_OID = format_oid(load_catalog().by_name("agent_mysql_up").snmp.oid) + ".0"
 
 
-def test_agentx_serves_a_server_whose_text_is_not_utf8(snmpd, tmp_path):
+def wait_serving(snmpd: Snmpd) -> None:
+    wait_until(lambda: any(v.number == 1 for v in snmpd.get(UP_OID) if v.type == "Gauge32"), timeout=30,
+               what="the agent serving")
+
+
+def test_agentx_serves_a_server_whose_text_is_not_utf8(private_snmpd, tmp_path):
+    snmpd = private_snmpd
     with rogue_server(NotUtf8()) as server:
-        process, log, _ = start_agentx(snmpd, server, tmp_path, "--refresh", "2")
+        process, log, _ = start_agentx(private_snmpd, server, tmp_path, "--refresh", "2")
         try:
-            wait_until(lambda: any(v.number == 1 for v in snmpd.get(UP_OID) if v.type == "Gauge32"), timeout=30,
-                       what="the agent serving")
+            wait_serving(snmpd)
             version = snmpd.get(SERVER_VERSION_OID)
         finally:
             stop_process(process)
