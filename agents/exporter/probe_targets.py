@@ -8,7 +8,8 @@ target could not connect any more.  ``canonical_target`` writes every spelling o
 the same way, as the resolver reads it (glibc's inet_aton for IPv4: ``127.1`` and ``0x7f.0.0.1``
 are 127.0.0.1); the exporter keys, checks and connects with that one.  ``ProbeTargets`` keeps at
 most ``MAX_PROBE_TARGETS`` of them, least recently scraped first out, and closes any not scraped
-for ``PROBE_IDLE_SECONDS``: a target Prometheus stopped scraping gives its connection back.
+for ``PROBE_IDLE_SECONDS`` (checked at each /probe request and every quarter of that time): a
+target Prometheus stopped scraping gives its connection back.
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ class ProbeTargets:
         self._clock = clock
         self._lock = threading.Lock()
         self._targets: OrderedDict[tuple[str, str], object] = OrderedDict()
+        # Idle targets also go when no request comes at all: a sweeper, from the first target on.
+        self._closed = threading.Event()
+        self._sweeper: threading.Thread | None = None
 
     def __len__(self) -> int:
         return len(self._targets)
@@ -90,14 +94,25 @@ class ProbeTargets:
                 self._targets[key] = created
                 while len(self._targets) > self.limit:
                     gone.append(self._targets.popitem(last=False)[1])
+                if self._sweeper is None:
+                    self._sweeper = threading.Thread(target=self._sweep, name="probe-target-sweeper", daemon=True)
+                    self._sweeper.start()
         _close_later(gone)
         return created
 
     def take_all(self) -> list:
+        """Forget every target (the caller closes them); the sweeper stops."""
+        self._closed.set()
         with self._lock:
             targets = list(self._targets.values())
             self._targets.clear()
         return targets
+
+    def _sweep(self) -> None:
+        while not self._closed.wait(self.idle_seconds / 4):
+            with self._lock:
+                gone = self._take_idle()
+            _close_later(gone)
 
     def _take_idle(self) -> list:
         # Least recently used first: the sweep stops at the first target in use.

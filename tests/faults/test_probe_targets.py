@@ -4,6 +4,7 @@ MAX_PROBE_TARGETS are remembered and an idle one gives its connection back; 500 
 from __future__ import annotations
 
 import os
+import time
 import pymysql
 
 from mysql_snmp.agents.exporter.probe_targets import ProbeTargets, canonical_target
@@ -80,11 +81,18 @@ def test_remembered_targets_are_bounded_and_idle_ones_closed():
     wait_closed(made[2])
     wait_closed(made[3])
     assert not made[1].closed
+    targets.take_all()
+
+
+def test_idle_targets_are_closed_without_any_further_request():
+    targets = ProbeTargets(idle_seconds=0.2)
+    made = targets.add(("db0:3306", "client"), FakeTarget(time.monotonic()))
+    wait_closed(made)  # by the sweeper: nobody asked for a target since
+    assert len(targets) == 0
+    targets.take_all()
 
 
 def wait_closed(target: FakeTarget) -> None:
-    import time
-
     deadline = time.monotonic() + 5
     while not target.closed:
         assert time.monotonic() < deadline, "not closed"
