@@ -9,6 +9,7 @@ failing by design), bounds every statement in time, and turns pymysql errors int
 
 from __future__ import annotations
 
+import functools
 import getpass
 import logging
 import os
@@ -319,6 +320,11 @@ def classify_error(exc: BaseException, statement: str | None = None) -> QueryErr
     """A QueryError for what pymysql (or anything under it) raised; its text has passed the scrubber."""
     import pymysql
 
+    from mysql_snmp.agents.answer_limits import ReadStopped
+
+    if isinstance(exc, ReadStopped):  # our own bound on the answer (agents/answer_limits.py)
+        return QueryError(redact(str(exc)), reason=exc.reason, statement=statement)
+
     # pymysql's errors are (code, message); anything else is only its text, never its arguments.
     code = exc.args[0] if isinstance(exc, pymysql.err.MySQLError) and exc.args and isinstance(exc.args[0], int) else None
     text = redact(str(exc.args[1])) if code is not None and len(exc.args) > 1 else exception_text(exc)
@@ -398,6 +404,11 @@ class MySQLConnection:
         connector: Callable | None = None,
     ):
         self.settings = settings
+        # Every answer is bounded in rows, bytes and time (agents/answer_limits.py); the collector
+        # sets ``read_deadline`` to stop reading a statement still answering after its deadline.
+        self.read_deadline: float | None = None
+        self._guard = None
+        self._aborted = False
         self.statement_timeout = statement_timeout
         self.lock_wait_timeout = lock_wait_timeout
         self.log_slow_filter = log_slow_filter
@@ -438,9 +449,15 @@ class MySQLConnection:
         return conn.thread_id() if conn is not None else None
 
     def _connect_raw(self):
-        import pymysql
+        from mysql_snmp.agents.answer_limits import GuardedConnection, ReadGuard
 
-        connector = self._connector or pymysql.connect
+        connector = self._connector
+        if connector is None:
+            if self._guard is None:
+                self._guard = ReadGuard()
+            connector = functools.partial(GuardedConnection, read_guard=self._guard)
+        # The handshake and login are bounded too: a server may stream its greeting.
+        self._start_reading(self.settings.connect_timeout + self.statement_timeout + 1.0)
         # read_timeout is the backstop when the server-side statement limit does not
         # apply (MySQL limits only SELECT); it drops the connection, so give the
         # server's own limit a head start.
@@ -474,6 +491,8 @@ class MySQLConnection:
     def ensure_connected(self) -> ServerInfo:
         if self._conn is not None and self.server is not None:
             return self.server
+        if self._aborted:
+            raise MySQLUnavailable(f"{self.settings.target}: not connecting: the agent is shutting down")
         now = self._clock()
         if now < self._next_attempt:
             raise MySQLUnavailable(
@@ -514,6 +533,7 @@ class MySQLConnection:
 
     def _run(self, statement: str) -> QueryResult:
         self.statements += 1
+        self._start_reading()
         try:
             with self._conn.cursor() as cursor:
                 cursor.execute(statement)
@@ -526,7 +546,9 @@ class MySQLConnection:
 
     def _failure(self, exc: BaseException, statement: str) -> QueryError:
         error = classify_error(exc, statement)
-        if isinstance(error, MySQLUnavailable) or error.code in CONNECTION_ERRORS:
+        if self._aborted:
+            error = MySQLUnavailable(f"{self.settings.target}: stopped reading: the agent is shutting down")
+        if isinstance(error, MySQLUnavailable) or error.code in CONNECTION_ERRORS or self._unusable_after(exc):
             self._drop()  # a timed-out read (2013) closed the socket too; the next query reconnects
         return error
 
@@ -579,6 +601,7 @@ class MySQLConnection:
         statement = self._pending.popleft()
         cursor = self._batch_cursor
         started = self._clock()
+        self._start_reading()
         try:
             if batch is not None:
                 cursor.execute(batch)
@@ -607,6 +630,7 @@ class MySQLConnection:
         cursor, self._batch_cursor = self._batch_cursor, None
         if cursor is None or self._conn is None:
             return
+        self._start_reading()
         try:
             cursor.close()  # reads whatever is still on the wire
         except Exception as exc:  # broken while draining: the next statement reconnects
@@ -619,6 +643,36 @@ class MySQLConnection:
         self.statements += len(self._answers)
         self.failed_statements += sum(1 for answer in self._answers.values() if answer.error is not None)
         self._answers.clear()
+        # pymysql keeps the last result's rows on the connection until the next statement: the
+        # parsed values are all a collection needs of them once it is done.
+        release = getattr(self._conn, "release_result", None)
+        if release is not None:
+            release()
+
+    def _start_reading(self, seconds: float | None = None) -> None:
+        """A fresh budget for the next answer: it must end within ``seconds`` (default: the
+        statement timeout and the read timeout's second) and by ``read_deadline``."""
+        if self._guard is None:
+            return
+        deadline = time.monotonic() + (self.statement_timeout + 1.0 if seconds is None else seconds)
+        if self.read_deadline is not None:
+            deadline = min(deadline, self.read_deadline)
+        self._guard.start(deadline)
+
+    def _unusable_after(self, exc: BaseException) -> bool:
+        """Whether the connection is lost to a failure that was not the server's answer: a read cut
+        off (pymysql closed the socket) or a value that failed to convert midway through a result
+        (the rest of it is still on the wire)."""
+        import pymysql
+
+        conn = self._conn
+        return not isinstance(exc, pymysql.err.MySQLError) or (conn is not None and getattr(conn, "_sock", True) is None)
+
+    def abort(self) -> None:
+        """From another thread (SIGTERM): stop the read in progress and connect no more."""
+        self._aborted = True
+        if self._guard is not None:
+            self._guard.abort()
 
     def _drop(self) -> None:
         conn, self._conn, self.server = self._conn, None, None

@@ -52,8 +52,11 @@ class ViewRefresher:
 
     def __init__(self, collect: Callable[[], Snapshot], layout: TreeLayout, interval: float, target: str,
                  hooks: list[SnapshotHook] | None = None,
-                 published: list[SnapshotHook] | None = None, stale_grace: float | None = None) -> None:
+                 published: list[SnapshotHook] | None = None, stale_grace: float | None = None,
+                 abort_collection: Callable[[], None] = lambda: None) -> None:
         self.collect = collect
+        # From the event loop (SIGTERM): the collection in flight stops reading now.
+        self.abort_collection = abort_collection
         self.layout = layout
         self.interval = interval
         self.target = target

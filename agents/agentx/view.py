@@ -21,6 +21,7 @@ from typing import Callable, Iterable
 from mysql_snmp.agents.agentx.codec import Oid, SearchRange, VarBind, VarType
 from mysql_snmp.agents.agentx.tableindex import UnindexableRow, encode_index
 from mysql_snmp.agents.catalog import Catalog, Metric, Table
+from mysql_snmp.agents.served_text import snmp_string
 from mysql_snmp.agents.snapshot import Labels, Snapshot, Value
 
 log = logging.getLogger(__name__)
@@ -74,7 +75,7 @@ def wire_value(smi_type: str, value: Value, unit: str = "") -> tuple[VarType, in
     if wire == VarType.OCTET_STRING:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
-        return wire, str(value).encode("utf-8")
+        return wire, snmp_string(str(value))
     number = _as_number(value)
     if number is None:
         return None
