@@ -16,7 +16,7 @@ VERSION = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["versi
 PACKAGE_VERSION = VERSION.replace(".dev", "~dev")
 README = (REPO / "README.md").read_text()
 HARDENING = ("NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes",
-             "CapabilityBoundingSet=", "SystemCallFilter=@system-service", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
+             "CapabilityBoundingSet=", "SystemCallFilter=@system-service", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK",
              "Restart=on-failure", "RestartPreventExitStatus=2", "User=mysql-snmp")
 UNITS = ("mysql-snmp-agentx.service", "mysql-snmp-exporter.service", "mysql-snmp-exporter@.service",
          "mysql-snmp.service")
