@@ -86,6 +86,10 @@ def default_settings(my_cnf: str | None, address: str | None, username: str | No
     else:
         if path is not None and my_cnf not in (None, "~/.my.cnf"):
             raise ConfigError(f"{path}: no such file")
+        if address is None and username is None:
+            # mysqld_exporter 0.14 exits here too, rather than serve mysql_up 0 for ever.
+            raise ConfigError(f"{path or '~/.my.cnf'}: no such file, and neither {DSN_VARIABLE} nor "
+                              "--mysqld.address/--mysqld.username names a server: give --config.my-cnf FILE")
         settings = ConnectionSettings(origin="flags")
     if settings.host is None and settings.socket is None:
         settings = apply_address(settings, address or "localhost:3306")

@@ -81,6 +81,22 @@ def test_dsn_beside_an_option_file_this_user_cannot_read_is_used_as_go_uses_it(t
         default_settings(str(missing), None, None, {}, my_cnf_given=True)
 
 
+def test_no_option_file_and_nothing_naming_a_server_stops_at_start_as_go_does(tmp_path, monkeypatch):
+    """mysqld_exporter 0.14 exits 1 ("Error parsing my.cnf"); ours exits 2 with one line, rather
+    than serve mysql_up 0 for ever."""
+    monkeypatch.setenv("HOME", str(tmp_path))  # ~/.my.cnf does not exist
+    with pytest.raises(ConfigError, match=r"no such file, and neither DATA_SOURCE_NAME nor --mysqld.address"):
+        default_settings("~/.my.cnf", None, None, {}, my_cnf_given=False)
+    # A server named any other way is enough, as before.
+    assert default_settings("~/.my.cnf", "db1:3306", None, {}, my_cnf_given=False).target == "db1:3306"
+    assert default_settings("~/.my.cnf", None, "monitor", {}, my_cnf_given=False).user == "monitor"
+    go = "/usr/bin/prometheus-mysqld-exporter"
+    if os.path.exists(go):
+        answer = subprocess.run([go, "--web.listen-address=127.0.0.1:0"], capture_output=True, text=True, timeout=30,
+                                env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+        assert answer.returncode == 1 and "Error parsing my.cnf" in answer.stderr
+
+
 def test_password_of_a_dsn_is_never_in_the_settings_text():
     settings = settings_from_dsn("u:hunter2@(h:1)/")
     assert "hunter2" not in repr(settings) and "hunter2" not in str(settings)
