@@ -9,6 +9,7 @@ Both: the password rule of every command, mysql_snmp.agents.connection.with_env_
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -74,19 +75,25 @@ def default_settings(my_cnf: str | None, address: str | None, username: str | No
                      environ: dict[str, str], my_cnf_given: bool = True) -> ConnectionSettings:
     """Settings of /metrics, as mysqld_exporter forms them.
 
-    Without ``--config.my-cnf`` and with DATA_SOURCE_NAME set, that DSN names the server
-    (mysqld_exporter 0.14, as Debian packages it).  Otherwise the option file's
+    With DATA_SOURCE_NAME set, that DSN names the server unless ``--config.my-cnf`` names a file
+    this user can read (mysqld_exporter 0.14, as Debian packages it, takes the DSN first).  Otherwise the option file's
     ``[client]`` wins; ``--mysqld.address`` / ``--mysqld.username`` fill what it leaves
     out, and MYSQLD_EXPORTER_PASSWORD is the password when the file has none.
     """
-    if not my_cnf_given and environ.get(DSN_VARIABLE):
-        return with_env_password(settings_from_dsn(environ[DSN_VARIABLE]), environ)
     path = Path(my_cnf).expanduser() if my_cnf else None
+    # Go 0.14 reads the variable first, so a DSN beside an option file its user cannot read (a
+    # Debian unit's ARGS naming root's debian.cnf) is what it uses: so do we; a readable file wins.
+    if environ.get(DSN_VARIABLE) and (not my_cnf_given or path is None or not os.access(path, os.R_OK)):
+        return with_env_password(settings_from_dsn(environ[DSN_VARIABLE]), environ)
     if path is not None and path.exists():
         settings = settings_from_my_cnf(path, "client")
     else:
         if path is not None and my_cnf not in (None, "~/.my.cnf"):
             raise ConfigError(f"{path}: no such file")
+        if address is None and username is None:
+            # mysqld_exporter 0.14 exits here too, rather than serve mysql_up 0 for ever.
+            raise ConfigError(f"{path or '~/.my.cnf'}: no such file, and neither {DSN_VARIABLE} nor "
+                              "--mysqld.address/--mysqld.username names a server: give --config.my-cnf FILE")
         settings = ConnectionSettings(origin="flags")
     if settings.host is None and settings.socket is None:
         settings = apply_address(settings, address or "localhost:3306")
