@@ -53,6 +53,7 @@ SOURCES = (
     "perf_schema_memory",
     "innodb_metrics",
     "derived",
+    "table_row",  # a table's row-name column: the view serves each row's index as text
     "leak",
     "agent",
     # mysqld_exporter's table collectors: one source each (agents/sources/<name>.py)
