@@ -14,9 +14,12 @@ from mysql_snmp.agents.generate.opennms_aliases import ALIAS_LIMIT, AliasError, 
 
 REPO = Path(__file__).resolve().parents[2]
 NS = {"d": opennms_collection.NAMESPACE}
-# The original collected these two gauges as Counter64 (its RRD files hold COUNTER data
-# sources, which OpenNMS keeps writing); new installations get them as the gauges they are.
-TYPE_CORRECTIONS = {"myInnoDBSemWaits": "Gauge64", "myInooDBSemWaitTime": "Gauge64"}  # TSV spelling
+# The original collected these gauges and settings as counters (its RRD files hold COUNTER data
+# sources, which OpenNMS keeps writing until `rrdtool tune`, docs/opennms.md); new installations
+# get them as the gauges they are.
+TYPE_CORRECTIONS = {"myInnoDBSemWaits": "Gauge64", "myInooDBSemWaitTime": "Gauge64",  # TSV spelling
+                    **dict.fromkeys(("myInnodbOpenFiles", "myOpenFilesLimit", "myTableCache", "myMaxUsedConnections",
+                                     "myQueryCacheSize", "myRelayLogSpace", "myBinaryLogSpace"), "Gauge32")}
 
 
 @pytest.fixture(scope="module")
@@ -72,24 +75,58 @@ def test_tables_are_resource_types_collected_for_all_instances(group, mibobjs):
     resource_types = {r.get("name"): r for r in group.findall("d:resourceType", NS)}
     for table in catalog.tables.values():
         assert table.entry_name in resource_types
-        columns = [o for name, if_type, o in mibobjs if name == opennms_collection.table_group(table)]
+        groups = (opennms_collection.table_group(table), opennms_collection.table_group(table) + "-full")
+        columns = [o for name, if_type, o in mibobjs if name in groups]
         assert len(columns) == len(catalog.table_columns(table.name))
         assert {o["instance"] for o in columns} == {table.entry_name}
-        assert all(if_type == "all" for name, if_type, _ in mibobjs if name == opennms_collection.table_group(table))
+        assert all(if_type == "all" for name, if_type, _ in mibobjs if name in groups)
+        # A row is stored and labelled by its text, never by an index OID of the text's bytes.
+        strategy = resource_types[table.entry_name].find("d:storageStrategy", NS).get("class")
+        if table.integer_index:
+            assert strategy.endswith("IndexStorageStrategy")
+            assert resource_types[table.entry_name].get("resourceLabel") == "pool ${index}"
+        else:
+            assert strategy.endswith("SiblingColumnStorageStrategy"), table.name
+            assert re.fullmatch(r"\$\{my\w+\}", resource_types[table.entry_name].get("resourceLabel"))
     leak = resource_types["myLeakEntry"].find("d:storageStrategy", NS)
     assert leak.get("class").endswith("SiblingColumnStorageStrategy")
     assert [p.attrib for p in leak.findall("d:parameter", NS)] == [
         {"key": "sibling-column-name", "value": "myLeakSeriesName"}, {"key": "replace-all", "value": "s/[^A-Za-z0-9_.-]/_/"}]
 
 
-def test_node_level_groups_and_the_net_snmp_system_definition(group, mibobjs):
+def test_node_level_groups_and_the_net_snmp_system_definitions(group, mibobjs):
     groups = [g.get("name") for g in group.findall("d:group", NS)]
-    system = group.find("d:systemDef", NS)
-    assert system.findtext("d:sysoidMask", namespaces=NS) == ".1.3.6.1.4.1.8072.3."
-    assert [e.text for e in system.findall("d:collect/d:includeGroup", NS)] == groups
+    systems = {s.get("name"): s for s in group.findall("d:systemDef", NS)}
+    assert set(systems) == {"mysql-snmp", "mysql-snmp-full"}
+    included = {}
+    for name, system in systems.items():
+        assert system.findtext("d:sysoidMask", namespaces=NS) == ".1.3.6.1.4.1.8072.3."
+        included[name] = [e.text for e in system.findall("d:collect/d:includeGroup", NS)]
+    # every group in exactly one; the default one: the original's group and no -full group
+    assert sorted(included["mysql-snmp"] + included["mysql-snmp-full"]) == sorted(groups)
+    assert included["mysql-snmp"][0] == "mysql"
+    assert all(g.endswith("-full") for g in included["mysql-snmp-full"])
+    assert not [g for g in included["mysql-snmp"] if g.endswith("-full")]
     scalars = {o["oid"] for name, if_type, o in mibobjs if if_type == "ignore"}
     catalog = load_catalog()
     assert scalars >= {"." + ".".join(map(str, m.snmp.oid)) for m in catalog if m.snmp and m.snmp.oid}
+
+
+def test_the_default_collection_is_what_reports_draw_and_thresholds_watch():
+    """Each object of the default system definition beyond the original's is drawn by a shipped
+    report, read by a threshold, or names a table row; the rest is opt-in."""
+    from mysql_snmp.agents.generate import opennms, opennms_graphs
+
+    catalog = load_catalog()
+    objects = opennms_collection.collected_objects(catalog)
+    default = [c for c in objects if not c.group.endswith("-full")]
+    used = {name for r in opennms_graphs.REPORTS for name in r.columns} | set(opennms.THRESHOLDED_OBJECTS)
+    names = {opennms_collection.name_column(catalog, t).snmp.name for t in catalog.tables.values()
+             if opennms_collection.name_column(catalog, t) is not None}
+    for c in default:
+        assert c.group == "mysql" or c.snmp_name in used | names, c.snmp_name
+    assert used <= {c.snmp_name for c in default}
+    assert 150 < len(default) < 200 < len(objects)
 
 
 def test_abbreviation_keeps_short_names_and_is_stable():

@@ -13,9 +13,9 @@ from mysql_snmp.agents.generate import opennms, opennms_collection, opennms_grap
 from tests.generate.opennms_properties import command_arguments, parse_properties, reports
 
 REPO = Path(__file__).resolve().parents[2]
-NEW_REPORTS = {"innodbmemory", "leakstate", "leakgrowth", "leakforecast", "innodbcheckpointlimit", "innodbhistorylist",
+NEW_REPORTS = {"innodbdictionarymemory", "innodbadaptivehashmemory", "innodbtotalmemory", "leakstate", "leakgrowth", "leakforecast", "innodbcheckpointlimit", "innodbhistorylist",
                "replicationlag", "replicationchannellag", "replicationchannelthreads", "innodbsemaphoreoswaits",
-               "bufferpoolpages", "hostload", "hostcpu", "hostmemory", "mysqldcpu"}
+               "bufferpoolpages", "hostload", "hostcpu", "hostmemory", "mysqldmemory", "mysqldcpu"}
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,27 @@ def test_resource_type_reports_use_their_type(graph_reports):
     assert types["leakstate"] == types["leakgrowth"] == types["leakforecast"] == "myLeakEntry"
     assert types["replicationchannellag"] == types["replicationchannelthreads"] == "myReplicationChannelEntry"
     assert types["hostcpu"] == "myHostCpuEntry"
-    assert types["innodbmemory"] == types["hostmemory"] == types["replicationlag"] == "nodeSnmp"
+    assert types["innodbdictionarymemory"] == types["hostmemory"] == types["replicationlag"] == "nodeSnmp"
+
+
+def test_every_report_sets_its_size_and_draws_on_a_linear_axis(graph_reports):
+    """rrdtool's default 400x100 cuts the longest legends; Backshift ignores --logarithmic."""
+    for rid, report in graph_reports.items():
+        arguments = command_arguments(report["command"], ["/f"] * len(report["columns"].split(",")), 1, 2)
+        assert f"--width={opennms_graphs.WIDTH}" in arguments and f"--height={opennms_graphs.HEIGHT}" in arguments, rid
+        assert not [a for a in arguments if a.startswith(("--logarithmic", "-o"))], rid
+
+
+def test_legends_and_vertical_labels_say_what_each_line_is(graph_reports):
+    text = (REPO / opennms_graphs.GRAPHS_PATH).read_text()
+    assert "Inno DB" not in text and "I Os" not in text and "My ISAM" not in text
+    assert '"Pending AIO Log IOs' in text and '"InnoDB Tables In Use' in text
+    connections = graph_reports["mysql.mysqlconnections"]["command"]
+    # levels (gauges) and rates (counters) on one axis: the rates say so, the axis names the levels' unit
+    assert '--vertical-label="connections / threads"' in connections
+    assert '"Aborted Clients per s' in connections and '"Max Used Connections  "' in connections
+    files = graph_reports["mysql.mysqlfilesandtables"]["command"]
+    assert '--vertical-label="tables / files"' in files
 
 
 def test_thresholds_validate_and_use_collected_data_sources(shared_dir, collected):
