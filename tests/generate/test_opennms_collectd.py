@@ -58,9 +58,8 @@ NOT_OFFERED_ON_BOTH = {
     "innodbadaptivehashmemory", "innodbtotalmemory", "replicationlag",
 }
 NOT_OFFERED = {
-    # a primary has no replication channel: no row, and the original's replica objects answer nothing
-    "primary": NOT_OFFERED_ON_BOTH | {"replicationchannellag", "replicationchannelthreads", "mysqlreplication",
-                                      "mysqlbinaryrelaylogs"},
+    # a primary has no replication channel (no row) and no lag to report (mySlaveLag)
+    "primary": NOT_OFFERED_ON_BOTH | {"replicationchannellag", "replicationchannelthreads", "mysqlreplication"},
     "replica": NOT_OFFERED_ON_BOTH,
 }
 README_GRAPHS = {"primary": "mysqlconnections", "replica": "replicationchannellag"}
