@@ -29,8 +29,10 @@ LEAK_COLOR = "d62728"
 # Wide enough for the longest legend line (a leak state and growth rate after the size's
 # statistics); rrdtool's default 400x100 cuts it.
 WIDTH, HEIGHT = 640, 200
-# Words a name's capitals would otherwise split ("Inno DB", "AIO Log I Os").
+# Words a name's capitals would otherwise split ("Inno DB", "AIO Log I Os"), and spellings
+# a name's camel case loses ("myInnodbTransactions").
 WHOLE_WORDS = ("InnoDB", "MyISAM", "IOs")
+SPELLINGS = {"Innodb": "InnoDB"}
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ class Report:
     # not lines of their own; the size's line turns red while the state is suspect or
     # leaking, and its legend ends with the last state and rate.
     leak: dict = field(default_factory=dict)
+    # A fixed vertical range (a state 0..2), so a line at 0 is not drawn on the axis alone.
+    value_range: tuple[float, float] | None = None
 
 
 # The original's reports: ids, titles and data sources as it shipped them (duplicates removed;
@@ -121,7 +125,7 @@ NEW_REPORTS = (
            labels={"myTotalMemAlloc": "Total allocated"},
            leak={"myTotalMemAlloc": ("myLeakInnodbTotalState", "myLeakInnodbTotalGrowthBytesPerHour")}),
     Report("leakstate", "Memory Leak Detector State", ("myLeakState", "myLeakReasonCode"),
-           vertical_label="0 ok 1 suspect 2 leaking",
+           vertical_label="0 ok 1 suspect 2 leaking", value_range=(-0.1, 2.1),
            labels={"myLeakState": "State", "myLeakReasonCode": "Reason (1 tables, 2 unexplained)"}),
     Report("leakgrowth", "Memory Leak Growth Rate", ("myLeakGrowthBytesPerHour",), vertical_label="bytes per hour",
            labels={"myLeakGrowthBytesPerHour": "Growth"}),
@@ -170,7 +174,8 @@ class GraphError(ValueError):
 
 def _words(snmp_name: str) -> str:
     whole = "|".join(WHOLE_WORDS)
-    return " ".join(re.findall(rf"{whole}|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", snmp_name.removeprefix("my")))
+    words = re.findall(rf"{whole}|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", snmp_name.removeprefix("my"))
+    return " ".join(SPELLINGS.get(word, word) for word in words)
 
 
 def resource_type(report: Report, columns: list[Collected]) -> str:
@@ -202,6 +207,9 @@ def _command(report: Report, columns: list[Collected]) -> list[str]:
     plotted = [c for c in columns if c.snmp_name not in companions]
     lines = [f'--title="{report.title}"', f'--vertical-label="{_vertical_label(report, plotted)}"',
              f"--width={WIDTH} --height={HEIGHT}"]
+    if report.value_range:
+        low, high = report.value_range
+        lines.append(f"--lower-limit={low} --upper-limit={high} --rigid")
     position = {c.snmp_name: i for i, c in enumerate(columns, start=1)}
     drawn = [(i, c) for i, c in enumerate(columns, start=1) if c.snmp_name not in companions]
     mixed = _mixed(plotted)

@@ -77,7 +77,7 @@ def test_every_report_sets_its_size_and_draws_on_a_linear_axis(graph_reports):
 def test_legends_and_vertical_labels_say_what_each_line_is(graph_reports):
     text = (REPO / opennms_graphs.GRAPHS_PATH).read_text()
     assert "Inno DB" not in text and "I Os" not in text and "My ISAM" not in text
-    assert '"Pending AIO Log IOs' in text and '"InnoDB Tables In Use' in text
+    assert '"Pending AIO Log IOs' in text and '"InnoDB Tables In Use' in text and '"InnoDB Transactions per s' in text
     connections = graph_reports["mysql.mysqlconnections"]["command"]
     # levels (gauges) and rates (counters) on one axis: the rates say so, the axis names the levels' unit
     assert '--vertical-label="connections / threads"' in connections
