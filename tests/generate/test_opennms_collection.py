@@ -153,3 +153,14 @@ def test_two_objects_deriving_one_alias_fail_generation():
     document["metrics"][1]["snmp"]["opennms_alias"] = abbreviate("myStatusInnodbDataRead")
     with pytest.raises(AliasError, match="used by myStatusInnodbDataRead and myStatusInnodbDataReadsXx"):
         all_aliases(parse_catalog(document))
+
+
+def test_the_upgrade_steps_tune_exactly_the_data_sources_whose_type_changed(shared_dir, mibobjs):
+    """docs/opennms.md's `rrdtool tune` list: every original object now collected with another type."""
+    with open(shared_dir / "reference" / "mysql-snmp-legacy-objects.tsv") as f:
+        rows = [r for r in csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t")]
+    collected = {o["alias"]: o["type"] for _, _, o in mibobjs}
+    changed = {r["opennms_alias"] for r in rows if r["opennms_alias"] and collected[r["opennms_alias"]] != r["opennms_type"]}
+    docs = (REPO / "docs" / "opennms.md").read_text()
+    listed = re.search(r'GAUGES="([^"]*)"', docs).group(1).split()
+    assert set(listed) == changed and len(listed) == 9
