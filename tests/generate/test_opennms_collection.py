@@ -164,3 +164,21 @@ def test_the_upgrade_steps_tune_exactly_the_data_sources_whose_type_changed(shar
     docs = (REPO / "docs" / "opennms.md").read_text()
     listed = re.search(r'GAUGES="([^"]*)"', docs).group(1).split()
     assert set(listed) == changed and len(listed) == 9
+
+
+def test_a_rows_directory_is_bounded_by_the_index_the_agent_can_serve():
+    """A text row is stored under its name (at most the bytes its index OID can carry: the agent
+    serves no row past 128 sub-identifiers), so <resource type>/<name>/<alias>.rrd stays under
+    180 bytes, leaving 20 for the node's directory within the emulator's 200."""
+    from mysql_snmp.agents.agentx.tableindex import MAX_OID_LENGTH, ROW_NAME_SEPARATOR
+
+    catalog = load_catalog()
+    objects = opennms_collection.collected_objects(catalog)
+    for table in catalog.tables.values():
+        if table.integer_index:
+            continue
+        assert opennms_collection.name_column(catalog, table) is not None, table.name
+        column_oid = len(table.oid) + 2
+        longest_name = MAX_OID_LENGTH - column_oid - len(table.index) + len(ROW_NAME_SEPARATOR) * (len(table.index) - 1)
+        alias = max(len(c.alias) for c in objects if c.resource_type == table.entry_name)
+        assert len(f"{table.entry_name}/{'x' * longest_name}/{'a' * alias}.rrd") <= 180, table.name
