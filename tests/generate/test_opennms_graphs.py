@@ -120,3 +120,24 @@ def test_an_event_for_every_notification_of_the_mib():
         assert raised.get("alarm-type") == "1" and cleared.get("alarm-type") == "2"
         assert cleared.get("clear-key") == raised.get("reduction-key")
         assert "%parm[name-#1]%" in raised.get("reduction-key")  # per channel: the varbind's instance
+
+
+def _evaluate(expression: str, values: dict[str, float]) -> float:
+    """An OpenNMS (JEXL) threshold expression of the forms generated: a ternary over arithmetic."""
+    python = re.sub(r"^(.+?) \? (.+?) : (.+)$", r"(\2) if (\1) else (\3)", expression)
+    return eval(python, {"__builtins__": {}}, dict(values))  # noqa: S307 - our own generated text
+
+
+def test_leak_rate_and_forecast_thresholds_hold_off_while_the_series_is_ok():
+    """A warm-up after a restart grows fast (mysqld 265 -> 476 MB in its first hour) while the
+    detector keeps the series ok: neither threshold crosses then; both do once it is suspect."""
+    ns = {"t": "http://xmlns.opennms.org/xsd/config/thresholding"}
+    root = ET.parse(REPO / opennms.THRESHOLDS_PATH).getroot()
+    leak = next(g for g in root.findall("t:group", ns) if g.get("name") == "mysql-leak")
+    rate = next(e for e in leak.findall("t:expression", ns) if "64 MiB/h" in e.get("description"))
+    forecast = next(e for e in leak.findall("t:expression", ns) if "within a week" in e.get("description"))
+    warm_up = {"myLeakState": 0, "myLeakGrowthBph": 211 * 2**20, "myLeakTimeToLimit": 3 * 86400}
+    for state, crosses in ((0, False), (1, True), (2, True)):
+        values = {**warm_up, "myLeakState": state}
+        assert (_evaluate(rate.get("expression"), values) > float(rate.get("value"))) is crosses, state
+        assert (_evaluate(forecast.get("expression"), values) < float(forecast.get("value"))) is crosses, state
