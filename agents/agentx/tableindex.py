@@ -17,9 +17,7 @@ MAX_OID_LENGTH = 128
 INTEGER_INDEX_MAX = 2**31 - 1
 
 
-# A table's row-name column (catalog ``source: {from: table_row}``) serves the row's index as
-# text, so a manager can name and label the row without decoding its OID.
-ROW_NAME_SOURCE = "table_row"
+# A table's row-name column (catalog ROW_NAME_SOURCE) joins a row's index labels with this.
 ROW_NAME_SEPARATOR = " / "
 # The default replication channel's name is empty; a manager that names a file or directory
 # after the text needs something there.

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from mysql_snmp.agents.agentx.codec import Oid, SearchRange, VarBind, VarType
-from mysql_snmp.agents.agentx.tableindex import ROW_NAME_SOURCE, UnindexableRow, encode_index, row_name
-from mysql_snmp.agents.catalog import Catalog, Metric, Table
+from mysql_snmp.agents.agentx.tableindex import UnindexableRow, encode_index, row_name
+from mysql_snmp.agents.catalog import ROW_NAME_SOURCE, Catalog, Metric, Table
 from mysql_snmp.agents.snapshot import Labels, Snapshot, Value
 
 log = logging.getLogger(__name__)
