@@ -182,3 +182,31 @@ def test_a_rows_directory_is_bounded_by_the_index_the_agent_can_serve():
         longest_name = MAX_OID_LENGTH - column_oid - len(table.index) + len(ROW_NAME_SEPARATOR) * (len(table.index) - 1)
         alias = max(len(c.alias) for c in objects if c.resource_type == table.entry_name)
         assert len(f"{table.entry_name}/{'x' * longest_name}/{'a' * alias}.rrd") <= 180, table.name
+
+
+def test_the_upgrade_script_turns_the_originals_counter_files_into_gauges(tmp_path):
+    """docs/opennms.md's script, run as written on files as the original left them (one per alias
+    under a node, and a storeByGroup mysql.rrd under a foreign-source node)."""
+    docs = (REPO / "docs" / "opennms.md").read_text()
+    script = re.search(r"```sh\n(.*?)```", docs, re.S).group(1)
+    script = "\n".join(line[3:] for line in script.splitlines())  # the list item's indent
+    script = script.replace("cd /var/lib/opennms/rrd/snmp", f"cd {tmp_path}")
+    rra = "RRA:AVERAGE:0.5:1:10"
+    (tmp_path / "7").mkdir()
+    (tmp_path / "fs" / "shop" / "db1").mkdir(parents=True)
+    for alias in ("myQueryCacheSize", "myComSelect"):
+        subprocess.run(["rrdtool", "create", str(tmp_path / "7" / f"{alias}.rrd"), f"DS:{alias}:COUNTER:600:U:U", rra],
+                       check=True)
+    group = tmp_path / "fs" / "shop" / "db1" / "mysql.rrd"
+    subprocess.run(["rrdtool", "create", str(group), "DS:myTableCache:COUNTER:600:U:U", "DS:myComSelect:COUNTER:600:U:U",
+                    "DS:myInnoDBSemWaits:COUNTER:600:U:U", rra], check=True)
+    result = subprocess.run(["sh", "-e", "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+    def types(path):
+        info = subprocess.run(["rrdtool", "info", str(path)], capture_output=True, text=True, check=True).stdout
+        return dict(re.findall(r'ds\[(\w+)\]\.type = "(\w+)"', info))
+
+    assert types(tmp_path / "7" / "myQueryCacheSize.rrd") == {"myQueryCacheSize": "GAUGE"}
+    assert types(tmp_path / "7" / "myComSelect.rrd") == {"myComSelect": "COUNTER"}
+    assert types(group) == {"myTableCache": "GAUGE", "myComSelect": "COUNTER", "myInnoDBSemWaits": "GAUGE"}
