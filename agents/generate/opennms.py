@@ -1,8 +1,9 @@
 """OpenNMS thresholds and the events for the MIB's notifications.
 
 - ``opennms/thresholds-mysql.xml``: thresholding groups (valid against OpenNMS's
-  thresholding.xsd) for the leak table (state leaking, suspect for half an hour, fast growth,
-  a forecast of less than a week until the memory limit), the replication channels (IO or
+  thresholding.xsd) for the leak table (state leaking, suspect for half an hour; fast growth and
+  a forecast of less than a week until the memory limit, both only while the series is suspect
+  or leaking, so a warm-up after a restart does not cross them), the replication channels (IO or
   SQL thread stopped, lag) and connection saturation; ``opennms/threshd-configuration.mysql-snmp.xml``
   the package that applies them to the SNMP service.
 - ``opennms/events/MYSQL-SERVER-MIB.events.xml``: one event per catalog notification,
