@@ -201,6 +201,8 @@ def warn_if_exposed(path: Path) -> None:
         return
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         log.warning(
-            "%s is readable by group or others (mode %o): it may hold a password; chmod 600 it",
-            path, stat.S_IMODE(mode),
+            "%s is readable by group or others (mode %o): it may hold a password; for the packaged units: "
+            "sudo chown root:root %s && sudo chmod 0600 %s (systemd hands them a copy); for an agent you run "
+            "yourself: chmod 600 %s",
+            path, stat.S_IMODE(mode), path, path, path,
         )
