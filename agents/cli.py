@@ -9,10 +9,9 @@ import os
 import re
 import sys
 
-from mysql_snmp.agents.log_lines import install_log_line_cap
+from mysql_snmp.agents.log_lines import install_log_guards
 from mysql_snmp.agents.commands.perl_agent_options import perl_command_line, with_perl_spellings
 from mysql_snmp.agents.names import did_you_mean
-from mysql_snmp.agents.redact import install_log_redaction
 from mysql_snmp.agents.version import installed_version
 
 # Command name -> its module.  Each module defines register(subparsers) and sets a handler
@@ -144,8 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     if extras:
         print(unrecognized_message(command_parser(parser, args), extras), file=sys.stderr)
         return 2
-    install_log_redaction()
-    install_log_line_cap()  # after redaction: a cut never leaves part of a password
+    install_log_guards()
     logging.basicConfig(
         level=getattr(logging, args.log_level.upper()),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

@@ -4,7 +4,7 @@ Every password the agent is given (each ``password`` of every option-file group 
 ``MYSQLD_EXPORTER_PASSWORD`` variable, the DSN's) is remembered here, and every path that turns an
 exception into text a person or a client can see runs it through ``redact``: the error a source
 records (served as ``myAgentLastError`` and ``mysql_exporter_*`` messages, printed by ``collect``),
-and, through ``install_log_redaction``, every log record with its traceback.  A library that puts
+and, through ``agents/log_lines.py``, every log record with its traceback.  A library that puts
 its argument in its message (pymysql's ``UnicodeEncodeError`` carried the password as
 ``exc.args[1]``) then shows ``<password>`` instead.
 
@@ -14,7 +14,6 @@ A secret is removed in each form a message may carry it: as given, as Python's `
 
 from __future__ import annotations
 
-import logging
 import threading
 
 MASK = "<password>"
@@ -67,27 +66,3 @@ def describe_exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exception_text(exc)}"
 
 
-def install_log_redaction() -> None:
-    """Every log record made from now on is redacted, whichever handler or formatter writes it."""
-    global _base_factory
-    if logging.getLogRecordFactory() is not _make_redacted_record:
-        _base_factory = logging.getLogRecordFactory()
-        logging.setLogRecordFactory(_make_redacted_record)
-
-
-_base_factory = logging.getLogRecordFactory()
-
-
-def _make_redacted_record(*args, **kwargs) -> logging.LogRecord:
-    # Made only for a record that some logger will handle: the message is formatted once, here,
-    # with its traceback, so that no formatter can write the unredacted arguments.
-    record = _base_factory(*args, **kwargs)
-    try:
-        message = record.getMessage()
-    except Exception:  # a logging call with wrong arguments must not fail its caller
-        message = f"{record.msg!s} (unformattable arguments)"
-    if record.exc_info and record.exc_info[1] is not None:
-        message = f"{message}\n{logging.Formatter().formatException(record.exc_info)}"
-        record.exc_info = None
-    record.msg, record.args, record.exc_text = redact(message), None, None
-    return record

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from mysql_snmp.agents.commands.collect import add_collection_arguments, collector_from_args, listed_sources
 from mysql_snmp.agents.commands.perl_agent_options import PidFile, add_perl_agent_options, apply_perl_agent_options
 from mysql_snmp.agents.connection import PASSWORD_ENV, ConfigError, add_connection_arguments
-from mysql_snmp.agents.redact import install_log_redaction
+from mysql_snmp.agents.log_lines import install_log_guards
 
 if TYPE_CHECKING:
     from mysql_snmp.agents.agentx.refresher import ViewRefresher
@@ -217,10 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["agentx", *(sys.argv[1:] if argv is None else argv)])
-    install_log_redaction()
-    from mysql_snmp.agents.log_lines import install_log_line_cap
-
-    install_log_line_cap()  # after redaction: a cut never leaves part of a password
+    install_log_guards()
     logging.basicConfig(level=getattr(logging, args.log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     return args.handler(args)

@@ -35,7 +35,7 @@ def test_long_values_are_cut_and_stay_distinct():
 
 def test_a_huge_log_record_is_cut_and_cannot_forge_a_line(caplog):
     previous = logging.getLogRecordFactory()
-    log_lines.install_log_line_cap()
+    log_lines.install_log_guards()
     try:
         with caplog.at_level(logging.WARNING):
             logging.getLogger("hostile").warning("version %s", "1.0\nlevel=error msg=forged\x1b[2J")

@@ -26,7 +26,8 @@ from mysql_snmp.agents.connection import (
     settings_from_my_cnf,
 )
 from mysql_snmp.agents.exporter.settings import settings_from_dsn
-from mysql_snmp.agents.redact import MASK, install_log_redaction, redact, remember_secret
+from mysql_snmp.agents.log_lines import install_log_guards
+from mysql_snmp.agents.redact import MASK, redact, remember_secret
 from tests.agents.test_collection import _FakeConnection
 from tests.fake_mysql_server import clear_text_phisher
 from tests.support import option_file_literal, sql_literal
@@ -41,7 +42,7 @@ def nasty_secret() -> tuple[str, str]:
 @pytest.fixture
 def redacted_log(caplog):
     original = logging.getLogRecordFactory()
-    install_log_redaction()
+    install_log_guards()
     caplog.set_level(logging.DEBUG)
     yield caplog
     logging.setLogRecordFactory(original)
