@@ -87,8 +87,9 @@ class LeakDetector:
                 _log_clock_step(snapshot.timestamp, stepped)
         for ident, detector in self.detectors.items():
             self._export(snapshot, ident, detector)
+        # A save time ahead of the snapshot is a clock that stepped back: waiting for it would not save for as long.
         if self.state_path and (
-            self._last_save is None or snapshot.timestamp - self._last_save >= self.config.save_every_seconds
+            self._last_save is None or not 0 <= snapshot.timestamp - self._last_save < self.config.save_every_seconds
         ):
             self.save(snapshot.timestamp)
 

@@ -6,6 +6,8 @@ controls: two unlocked detectors wiping each other's series, a leak found as wit
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 import time
@@ -38,11 +40,11 @@ def leak_config(directory: Path) -> Path:
     return config
 
 
-def exporter_on(server, directory: Path, history: Path) -> ExporterProcess:
+def exporter_on(server, directory: Path, history: Path, env: dict[str, str] | None = None) -> ExporterProcess:
     directory.mkdir(parents=True, exist_ok=True)
     user = create_monitoring_user(server, directory)
     return start_exporter(user.my_cnf, directory, f"--exporter.leak-config={leak_config(directory)}",
-                          f"--exporter.leak-state-file={history}")
+                          f"--exporter.leak-state-file={history}", env=env)
 
 
 def saved_with_series(exporter: ExporterProcess, history: Path):
@@ -199,3 +201,43 @@ def test_a_history_saved_a_day_ahead_goes_on_from_the_first_sample(servers, tmp_
     log = restarted.log_text()
     warnings = [line for line in log.splitlines() if "clock went back" in line]
     assert len(warnings) == 1 and "Traceback" not in log, log[-3000:]
+
+
+FAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
+
+
+def test_a_running_exporter_whose_clock_steps_back_a_day_goes_on(servers, tmp_path):
+    """The exporter's own wall clock (libfaketime, read from a file at every call) runs a day ahead,
+    then steps back, as NTP steps it; its monotonic clock and the machine's are left alone."""
+    if not FAKETIME.exists():
+        pytest.skip("libfaketime not installed (apt-get install libfaketime)")
+    server_a, _ = servers
+    clock = tmp_path / "clock"
+    clock.write_text("+1d\n")
+    env = {**os.environ, "LD_PRELOAD": str(FAKETIME), "FAKETIME_TIMESTAMP_FILE": str(clock),
+           "FAKETIME_NO_CACHE": "1", "DONT_FAKE_MONOTONIC": "1"}
+    history = tmp_path / "history" / "leak-state.json"
+    exporter = exporter_on(server_a, tmp_path / "run", history, env=env)
+    try:
+        ahead = saved_with_series(exporter, history).series
+        assert all(s["history"]["last_time"] > time.time() + DAY - 60 for s in ahead.values())  # a day ahead
+        clock.write_text("+0\n")  # the step back
+        stepped = time.time()
+        served = []
+        for _ in range(4):
+            served.append(exporter.scrape().parsed().samples["mysql_leak_state"])
+            time.sleep(1.1)
+        after = load_document(history).series
+        now = time.time()
+    finally:
+        exporter.stop()
+    for name, before in ahead.items():
+        # Samples were taken on the corrected clock (before: all ignored for a day), and saved at once;
+        # the history of the day ahead was kept, moved back.
+        assert stepped - 1 <= after[name]["history"]["last_time"] <= now, name
+        assert len(after[name]["history"]["buckets"]) >= len(before["history"]["buckets"]), name
+    assert all(scrape and set(scrape.values()) <= {0.0, 1.0} for scrape in served)
+    log = exporter.log_text()
+    warnings = [line for line in log.splitlines() if "clock went back" in line]
+    assert len(warnings) == 1 and "Traceback" not in log, log[-3000:]
+    assert re.search(r"went back 86[34]\d\d s", warnings[0]), warnings[0]

@@ -4,6 +4,7 @@ same pace as without the step -- never every sample ignored while "ok" is served
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 
@@ -12,7 +13,7 @@ import pytest
 from mysql_snmp.agents.leak.detector import LeakDetector
 from mysql_snmp.agents.leak.history import SeriesHistory
 from mysql_snmp.agents.leak.series_detector import LEAKING, OK
-from mysql_snmp.agents.leak.state_file import load_state
+from mysql_snmp.agents.leak.state_file import load_document, load_state
 from mysql_snmp.agents.snapshot import Snapshot, labels_of
 from tests.leak import synthetic
 
@@ -94,6 +95,17 @@ def test_a_history_saved_by_a_clock_a_day_ahead_goes_on_from_the_first_sample(tm
     assert states[-1] == LEAKING  # the leak (onset at 4 h, after the restart) was found
     assert load_state(path)[DICT]["history"]["last_time"] == EPOCH + rows[-1][0]
     assert len(load_state(path)[DICT]["history"]["buckets"]) >= 0.3 * DAY / 900 - 2  # nothing lost
+
+
+def test_the_history_is_saved_on_the_stepped_clock_at_once(tmp_path):
+    path = tmp_path / "leak-state.json"
+    detector = LeakDetector({**CONFIG, "save_every_seconds": 60}, state_path=path)
+    for i in range(10):
+        detector.observe(Snapshot("db1", EPOCH + 30 * i, True, values={DICT: 1e6}))
+    detector.observe(Snapshot("db1", EPOCH + 300 - DAY, True, values={DICT: 1e6}))
+    saved = load_document(path)
+    assert json.loads(path.read_text())["saved_at"] == EPOCH + 300 - DAY  # not a day later
+    assert saved.series[DICT]["history"]["last_time"] == EPOCH + 300 - DAY
 
 
 def test_a_repeated_snapshot_is_still_ignored_quietly(caplog):
