@@ -156,7 +156,7 @@ def build_agent(args, hooks=()) -> Agent:
 
         try:
             detector = build_leak_detector(collector.settings.target, args.leak_config, args.leak_state, agent="agentx",
-                                           lock=True)
+                                           live=True)
         except ValueError:
             collector.close()
             raise

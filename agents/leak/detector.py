@@ -37,6 +37,11 @@ from mysql_snmp.agents.snapshot import Labels, Snapshot, labels_of
 log = logging.getLogger(__name__)
 
 REASON_CODES = {reason: code for code, reason in enumerate(REASONS)}
+# A wall clock ahead of the monotonic one by this much since the last snapshot stepped forward.
+# Snapshot times are taken as a collection starts, so the two drift apart by the difference of
+# two collections' durations (seconds at most); a forward step shorter than this is a short gap
+# in the samples anyway.
+FORWARD_STEP_SECONDS = 300.0
 
 
 def series_id(name: str, labels: Labels) -> str:
@@ -48,8 +53,10 @@ def series_id(name: str, labels: Labels) -> str:
 
 class LeakDetector:
     def __init__(self, config: LeakConfig | Mapping[str, Any] | None = None, state_path: str | os.PathLike | None = None,
-                 lock: HistoryLock | None = None):
-        """``lock``: the state file's lock, already taken (agents/leak/history_lock.py); released by close()."""
+                 lock: HistoryLock | None = None, monotonic: Callable[[], float] | None = None):
+        """``lock``: the state file's lock, already taken (agents/leak/history_lock.py); released by close().
+        ``monotonic``: a running agent's monotonic clock (time.monotonic), to tell a wall clock that
+        stepped forward from time that passed; None (replays, tests): snapshot times are taken as they come."""
         self.config = config if isinstance(config, LeakConfig) else load_leak_config(config)
         self.state_path = state_path if state_path is not None else self.config.state_file
         self.detectors: dict[str, SeriesDetector] = {}
@@ -57,6 +64,8 @@ class LeakDetector:
         self.listeners: list[Callable[[LeakEvent], None]] = []
         self.lock = lock
         self._lock_lost = False
+        self._monotonic = monotonic
+        self._clocks: tuple[float, float] | None = None  # (snapshot time, monotonic) at the last observe
         saved = load_document(self.state_path) if self.state_path else None
         self._saved_state = saved.series if saved else {}
         # The server the history is of: from the file until the first snapshot says (server_identity.py).
@@ -70,6 +79,7 @@ class LeakDetector:
     def observe(self, snapshot: Snapshot) -> None:
         """Feed one snapshot; add the leak values to it; set ``changes`` to its state changes."""
         self.changes = []
+        self._check_forward_step(snapshot.timestamp)
         if snapshot.up:
             self._check_server(snapshot)
             stepped: list[SeriesDetector] = []
@@ -92,6 +102,24 @@ class LeakDetector:
             self._last_save is None or not 0 <= snapshot.timestamp - self._last_save < self.config.save_every_seconds
         ):
             self.save(snapshot.timestamp)
+
+    def _check_forward_step(self, now: float) -> None:
+        """A wall clock that ran ahead of the monotonic one by more than any collection's jitter
+        stepped forward: the histories move with it (a step back shows in the sample times
+        themselves, see SeriesDetector.feed)."""
+        if self._monotonic is None:
+            return
+        ticks = self._monotonic()
+        previous, self._clocks = self._clocks, (now, ticks)
+        if previous is None:
+            return
+        jump = (now - previous[0]) - (ticks - previous[1])
+        if jump < FORWARD_STEP_SECONDS:
+            return
+        moved = [d for d in self.detectors.values() if d.move_forward(jump)]
+        log.warning("leak detector: the clock went forward %.0f s (a sample at %s, %.0f s after the last by the "
+                    "monotonic clock): the history of %d series moved forward with it",
+                    jump, _utc(now), ticks - previous[1], len(moved))
 
     def _check_server(self, snapshot: Snapshot) -> None:
         """Keep the history only while it is this server's: a history measured on another

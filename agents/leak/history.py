@@ -141,16 +141,23 @@ class SeriesHistory:
         if self.last_time is None:
             return 0.0
         shift = -(math.floor((self.last_time - t) / self.bin_seconds) + 1) * self.bin_seconds
+        self.move_by(shift)
+        return shift
+
+    def move_by(self, shift: float) -> None:
+        """Move the whole history by ``shift`` seconds, a whole number of bins (either way); buckets
+        by whole buckets, no further forward and no less far back, so they stay on their grid, in
+        order, and before the next sample."""
         bucket_shift = math.floor(shift / self.bucket_seconds) * self.bucket_seconds
         self.bins = deque(Bin(b.start + shift, b.value, b.aux) for b in self.bins)
         for bucket in self.buckets:
             bucket.start += bucket_shift
-        self.last_time += shift
+        if self.last_time is not None:
+            self.last_time += shift
         if self._pending_start is not None:
             self._pending_start += shift
         self._groups.clear()
         self._baseline_cache.clear()
-        return shift
 
     def _close_pending(self) -> Bin:
         aux = median(self._pending_aux) if len(self._pending_aux) == len(self._pending_values) else None

@@ -21,6 +21,7 @@ command share it; it knows nothing about snapshots.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,6 +131,17 @@ class SeriesDetector:
         if self.history.add(t, value, aux) is None:
             return None
         return self._evaluate(t)
+
+    def move_forward(self, seconds: float) -> float:
+        """After the wall clock stepped forward by ``seconds`` (LeakDetector tells a step from
+        time that passed by the monotonic clock): the history moves with it, by whole bins, so the
+        step is not taken for hours without samples, nor ages the baseline out.  Returns the shift."""
+        if self.history.last_time is None:
+            return 0.0
+        shift = math.floor(seconds / self.config.bin_seconds) * self.config.bin_seconds
+        self.history.move_by(shift)
+        self._move_times(shift)
+        return shift
 
     def _move_times(self, shift: float) -> None:
         """Move the state machine's times with its history (see feed())."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -110,12 +111,12 @@ def state_path(section: Mapping[str, Any] | None, config: LeakConfig, target: st
 
 def build_leak_detector(target: str, config_file: str | os.PathLike | None = None,
                         state_file: str | os.PathLike | None = None, *, agent: str,
-                        catalog: Catalog | None = None, lock: bool = False) -> LeakDetector:
+                        catalog: Catalog | None = None, live: bool = False) -> LeakDetector:
     """The detector of one target for ``agent`` (exporter or agentx); raises LeakConfigError
     (naming the file) on a bad config.  Series names are checked against ``catalog`` (the
-    agent's own; the packaged one when None).  ``lock``: hold the state file's lock for the
-    detector's life (a running agent); raises HistoryInUse, naming the holder, when another
-    process holds it."""
+    agent's own; the packaged one when None).  ``live``: the detector of a running agent: it
+    holds the state file's lock for its life (raises HistoryInUse, naming the holder, when
+    another process holds it) and tells clock steps forward by the monotonic clock."""
     section = read_leak_section(config_file)
     try:
         config = load_leak_config(section)
@@ -124,12 +125,12 @@ def build_leak_detector(target: str, config_file: str | os.PathLike | None = Non
         raise LeakConfigError(f"{config_file}: {exc}") from None
     path = state_path(section, config, target, state_file, agent)
     history_lock = None
-    if lock and path is not None:
+    if live and path is not None:
         history_lock = HistoryLock(path, f"mysql-snmp {agent} monitoring {target}")
         history_lock.acquire()
     if path is not None and path == default_state_path(agent, target):
         adopt_shared_history(path, target)
-    return LeakDetector(config, state_path=path, lock=history_lock)
+    return LeakDetector(config, state_path=path, lock=history_lock, monotonic=time.monotonic if live else None)
 
 
 def check_series_names(config: LeakConfig, catalog: Catalog | None = None) -> None:

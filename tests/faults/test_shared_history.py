@@ -206,38 +206,51 @@ def test_a_history_saved_a_day_ahead_goes_on_from_the_first_sample(servers, tmp_
 FAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
 
 
-def test_a_running_exporter_whose_clock_steps_back_a_day_goes_on(servers, tmp_path):
-    """The exporter's own wall clock (libfaketime, read from a file at every call) runs a day ahead,
-    then steps back, as NTP steps it; its monotonic clock and the machine's are left alone."""
+def test_a_running_exporter_whose_clock_steps_a_year_forward_and_back_keeps_its_history(servers, tmp_path):
+    """The exporter's own wall clock (libfaketime, read from a file at every call) jumps a year ahead,
+    then NTP steps it back; its monotonic clock and the machine's are left alone."""
     if not FAKETIME.exists():
         pytest.skip("libfaketime not installed (apt-get install libfaketime)")
     server_a, _ = servers
     clock = tmp_path / "clock"
-    clock.write_text("+1d\n")
+    clock.write_text("+0\n")
     env = {**os.environ, "LD_PRELOAD": str(FAKETIME), "FAKETIME_TIMESTAMP_FILE": str(clock),
            "FAKETIME_NO_CACHE": "1", "DONT_FAKE_MONOTONIC": "1"}
     history = tmp_path / "history" / "leak-state.json"
+    history_of_a_run(server_a, tmp_path / "earlier", history)
+    shift_history(history, -2 * 3600)  # as if saved two hours ago: a history of several buckets
     exporter = exporter_on(server_a, tmp_path / "run", history, env=env)
-    try:
-        ahead = saved_with_series(exporter, history).series
-        assert all(s["history"]["last_time"] > time.time() + DAY - 60 for s in ahead.values())  # a day ahead
-        clock.write_text("+0\n")  # the step back
-        stepped = time.time()
-        served = []
-        for _ in range(4):
+    served = []
+
+    def scrapes(count: int) -> None:
+        for _ in range(count):
             served.append(exporter.scrape().parsed().samples["mysql_leak_state"])
             time.sleep(1.1)
+
+    try:
+        before = saved_with_series(exporter, history).series
+        assert all(len(b["history"]["buckets"]) >= 2 for b in before.values())
+        clock.write_text("+365d\n")
+        scrapes(2)
+        ahead = load_document(history).series
+        clock.write_text("+0\n")
+        stepped = time.time()
+        scrapes(3)
         after = load_document(history).series
         now = time.time()
     finally:
         exporter.stop()
-    for name, before in ahead.items():
-        # Samples were taken on the corrected clock (before: all ignored for a day), and saved at once;
-        # the history of the day ahead was kept, moved back.
+    for name, first in before.items():
+        # A year ahead the history moved with the clock: not aged out of the week's baseline.
+        assert ahead[name]["history"]["last_time"] > now + 364 * DAY, name
+        assert len(ahead[name]["history"]["buckets"]) >= len(first["history"]["buckets"]), name
+        # Back: samples taken on the corrected clock (before: all ignored for a year) and saved at once.
         assert stepped - 1 <= after[name]["history"]["last_time"] <= now, name
-        assert len(after[name]["history"]["buckets"]) >= len(before["history"]["buckets"]), name
+        assert len(after[name]["history"]["buckets"]) >= len(first["history"]["buckets"]), name
     assert all(scrape and set(scrape.values()) <= {0.0, 1.0} for scrape in served)
     log = exporter.log_text()
-    warnings = [line for line in log.splitlines() if "clock went back" in line]
-    assert len(warnings) == 1 and "Traceback" not in log, log[-3000:]
-    assert re.search(r"went back 86[34]\d\d s", warnings[0]), warnings[0]
+    assert "Traceback" not in log, log[-3000:]
+    for which in ("forward", "back"):
+        warnings = [line for line in log.splitlines() if f"clock went {which}" in line]
+        assert len(warnings) == 1, log[-3000:]
+        assert re.search(rf"went {which} 31\d{{6}} s", warnings[0]), warnings[0]

@@ -24,13 +24,16 @@ CONFIG = {"series": [{"name": DICT, "explained_by": "status_open_table_definitio
           "mature_baseline_seconds": 3 * HOUR}
 
 
-def run(trace, step_at: float | None = None, step: float = 0.0, detector: LeakDetector | None = None):
-    """Feed the trace; from ``step_at`` on the clock reads ``step`` seconds less.  Returns the detector,
-    the trace time of each state change, and the state served after each sample."""
-    detector = detector or LeakDetector({**CONFIG, "state_file": None})
+def run(trace, step_at: float | None = None, step: float = 0.0, monotonic: bool = True):
+    """Feed the trace; from ``step_at`` on the wall clock reads ``step`` seconds more (negative: less)
+    while the monotonic clock goes on (as the agents give it; ``monotonic=False``: as a replay, without
+    one).  Returns the detector, the trace time of each state change, and the state served after each sample."""
+    trace_time = [0.0]
+    detector = LeakDetector({**CONFIG, "state_file": None}, monotonic=(lambda: trace_time[0]) if monotonic else None)
     changes, served = [], []
     for t, value, aux in trace.rows():
-        clock = EPOCH + t - (step if step_at is not None and t >= step_at else 0.0)
+        trace_time[0] = t
+        clock = EPOCH + t + (step if step_at is not None and t >= step_at else 0.0)
         snapshot = Snapshot("db1", clock, True, values={DICT: value, "status_open_table_definitions": aux})
         detector.observe(snapshot)
         changes += [(t, e.new_name) for e in detector.changes]
@@ -38,32 +41,43 @@ def run(trace, step_at: float | None = None, step: float = 0.0, detector: LeakDe
     return detector, changes, served
 
 
-def clock_warnings(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and "clock went back" in r.getMessage()]
+def clock_warnings(caplog, which: str = "back") -> list[str]:
+    return [r.getMessage() for r in caplog.records
+            if r.levelno == logging.WARNING and f"clock went {which}" in r.getMessage()]
 
 
-@pytest.mark.parametrize("step", [DAY, 365 * DAY, 90.0])
-def test_a_leak_after_the_clock_stepped_back_is_detected_as_without_the_step(caplog, step):
+@pytest.mark.parametrize("step", [-DAY, -365 * DAY, -90.0, DAY, 365 * DAY])
+def test_a_leak_after_the_clock_stepped_is_detected_as_without_the_step(caplog, step):
     trace = synthetic.dictionary_leak(days=0.3, onset=4 * HOUR)
     _, unstepped, _ = run(trace)
-    assert [state for _, state in unstepped] == ["suspect", "leaking"]  # the control: found without a step
+    assert [state for _, state in unstepped] == ["suspect", "leaking"]  # found without a step
     with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.leak"):
         detector, stepped, _ = run(trace, step_at=2 * HOUR, step=step)
     # Found at the same samples, give or take a bin: the history before the step still counts.
     assert [state for _, state in stepped] == ["suspect", "leaking"]
     for (before, _), (after, _) in zip(unstepped, stepped):
         assert abs(after - before) <= 2 * detector.config.bin_seconds
-    warnings = clock_warnings(caplog)
+    which = "back" if step < 0 else "forward"
+    warnings = clock_warnings(caplog, which)
     assert len(warnings) == 1 and "\n" not in warnings[0], warnings
-    went_back = float(re.search(r"went back (\d+) s", warnings[0]).group(1))
-    assert step - 15 <= went_back <= step and "1 series" in warnings[0]  # less the time between samples
+    went = float(re.search(rf"went {which} (\d+) s", warnings[0]).group(1))
+    assert abs(step) - 15 <= went <= abs(step) and "1 series" in warnings[0]  # less the time between samples
     history = detector.detectors[DICT].history
-    assert history.last_time == EPOCH + trace.times[-1] - step  # every sample after the step was taken
+    assert history.last_time == EPOCH + trace.times[-1] + step  # every sample after the step was taken
+
+
+def test_control_without_the_monotonic_clock_a_year_forward_ages_the_baseline_out_and_delays_the_leak():
+    trace = synthetic.dictionary_leak(days=0.3, onset=4 * HOUR)
+    _, unstepped, _ = run(trace)
+    detector, stepped, _ = run(trace, step_at=2 * HOUR, step=365 * DAY, monotonic=False)
+    assert stepped[-1][1] == "leaking" and stepped[-1][0] - unstepped[-1][0] > HOUR
+    moved, _, _ = run(trace, step_at=2 * HOUR, step=365 * DAY)
+    assert len(detector.detectors[DICT].history.buckets) < len(moved.detectors[DICT].history.buckets)
 
 
 def test_a_leak_going_on_when_the_clock_steps_back_stays_leaking_with_its_rate():
     trace = synthetic.dictionary_leak(days=0.4, onset=3.5 * HOUR)
-    detector, changes, served = run(trace, step_at=7 * HOUR, step=DAY)
+    detector, changes, served = run(trace, step_at=7 * HOUR, step=-DAY)
     assert [state for _, state in changes] == ["suspect", "leaking"] and changes[-1][0] < 7 * HOUR
     assert set(served[-len(served) // 3:]) == {LEAKING}  # no "ok" served after the step
     rate = detector.detectors[DICT].reading().rate_bytes_per_hour
@@ -109,7 +123,7 @@ def test_the_history_is_saved_on_the_stepped_clock_at_once(tmp_path):
 
 
 def test_a_repeated_snapshot_is_still_ignored_quietly(caplog):
-    detector = LeakDetector({**CONFIG, "state_file": None})
+    detector = LeakDetector({**CONFIG, "state_file": None}, monotonic=lambda: 0.0)
     with caplog.at_level(logging.DEBUG, logger="mysql_snmp.agents.leak"):
         for _ in range(2):
             detector.observe(Snapshot("db1", EPOCH, True, values={DICT: 1e6}))

@@ -127,12 +127,12 @@ def test_a_detector_that_could_not_lock_at_start_saves_nothing_once_another_hold
 
 def test_build_leak_detector_locks_only_when_asked(tmp_path):
     path = tmp_path / "state.json"
-    held = build_leak_detector("db1:3306", None, path, agent="agentx", lock=True)
+    held = build_leak_detector("db1:3306", None, path, agent="agentx", live=True)
     build_leak_detector("db1:3306", None, path, agent="exporter")  # a library use: no lock taken
     with pytest.raises(HistoryInUse, match="mysql-snmp agentx monitoring db1:3306"):
-        build_leak_detector("db1:3306", None, path, agent="exporter", lock=True)
+        build_leak_detector("db1:3306", None, path, agent="exporter", live=True)
     held.close()
-    build_leak_detector("db1:3306", None, path, agent="exporter", lock=True).close()
+    build_leak_detector("db1:3306", None, path, agent="exporter", live=True).close()
 
 
 # ------------------------------------------------------------------ the server
