@@ -22,10 +22,10 @@ from __future__ import annotations
 import fnmatch
 import logging
 import os
-from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Mapping
 
 from mysql_snmp.agents.leak.assessment import REASONS
+from mysql_snmp.agents.leak.clock_steps import WallClockWatch, log_step
 from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig, load_leak_config
 from mysql_snmp.agents.leak.forecast import forecast, number
 from mysql_snmp.agents.leak.history_lock import HistoryInUse, HistoryLock
@@ -37,11 +37,6 @@ from mysql_snmp.agents.snapshot import Labels, Snapshot, labels_of
 log = logging.getLogger(__name__)
 
 REASON_CODES = {reason: code for code, reason in enumerate(REASONS)}
-# A wall clock ahead of the monotonic one by this much since the last snapshot stepped forward.
-# Snapshot times are taken as a collection starts, so the two drift apart by the difference of
-# two collections' durations (seconds at most); a forward step shorter than this is a short gap
-# in the samples anyway.
-FORWARD_STEP_SECONDS = 300.0
 
 
 def series_id(name: str, labels: Labels) -> str:
@@ -64,8 +59,7 @@ class LeakDetector:
         self.listeners: list[Callable[[LeakEvent], None]] = []
         self.lock = lock
         self._lock_lost = False
-        self._monotonic = monotonic
-        self._clocks: tuple[float, float] | None = None  # (snapshot time, monotonic) at the last observe
+        self._clock_watch = WallClockWatch(monotonic) if monotonic is not None else None
         saved = load_document(self.state_path) if self.state_path else None
         self._saved_state = saved.series if saved else {}
         # The server the history is of: from the file until the first snapshot says (server_identity.py).
@@ -79,7 +73,10 @@ class LeakDetector:
     def observe(self, snapshot: Snapshot) -> None:
         """Feed one snapshot; add the leak values to it; set ``changes`` to its state changes."""
         self.changes = []
-        self._check_forward_step(snapshot.timestamp)
+        jump = self._clock_watch.forward_step(snapshot.timestamp) if self._clock_watch else None
+        if jump is not None:
+            moved = [d for d in self.detectors.values() if d.move_forward(jump)]
+            log_step("forward", jump, snapshot.timestamp, len(moved))
         if snapshot.up:
             self._check_server(snapshot)
             stepped: list[SeriesDetector] = []
@@ -94,7 +91,7 @@ class LeakDetector:
                 if change is not None:
                     self._record(detector, change, snapshot)
             if stepped:
-                _log_clock_step(snapshot.timestamp, stepped)
+                log_step("back", max(d.clock_step for d in stepped), snapshot.timestamp, len(stepped))
         for ident, detector in self.detectors.items():
             self._export(snapshot, ident, detector)
         # A save time ahead of the snapshot is a clock that stepped back: waiting for it would not save for as long.
@@ -102,24 +99,6 @@ class LeakDetector:
             self._last_save is None or not 0 <= snapshot.timestamp - self._last_save < self.config.save_every_seconds
         ):
             self.save(snapshot.timestamp)
-
-    def _check_forward_step(self, now: float) -> None:
-        """A wall clock that ran ahead of the monotonic one by more than any collection's jitter
-        stepped forward: the histories move with it (a step back shows in the sample times
-        themselves, see SeriesDetector.feed)."""
-        if self._monotonic is None:
-            return
-        ticks = self._monotonic()
-        previous, self._clocks = self._clocks, (now, ticks)
-        if previous is None:
-            return
-        jump = (now - previous[0]) - (ticks - previous[1])
-        if jump < FORWARD_STEP_SECONDS:
-            return
-        moved = [d for d in self.detectors.values() if d.move_forward(jump)]
-        log.warning("leak detector: the clock went forward %.0f s (a sample at %s, %.0f s after the last by the "
-                    "monotonic clock): the history of %d series moved forward with it",
-                    jump, _utc(now), ticks - previous[1], len(moved))
 
     def _check_server(self, snapshot: Snapshot) -> None:
         """Keep the history only while it is this server's: a history measured on another
@@ -280,20 +259,6 @@ class LeakDetector:
             self.save(max(last_times) if last_times else 0.0)
         if self.lock is not None:
             self.lock.release()
-
-
-def _log_clock_step(now: float, stepped: list[SeriesDetector]) -> None:
-    back = max(d.clock_step for d in stepped)
-    log.warning("leak detector: the clock went back %.0f s (a sample at %s, the history up to %s): "
-                "the history of %d series moved back to go on from this sample",
-                back, _utc(now), _utc(now + back), len(stepped))
-
-
-def _utc(t: float) -> str:
-    try:
-        return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
-    except (OverflowError, OSError, ValueError):
-        return f"{t:.0f}"
 
 
 def _last_time(saved: Any) -> float | None:
