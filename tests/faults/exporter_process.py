@@ -68,9 +68,8 @@ class ExporterProcess:
         return stop_process(self.process)
 
 
-def start_exporter(my_cnf: Path, directory: Path, *flags: str, env: dict[str, str] | None = None) -> ExporterProcess:
-    """``mysql-snmp exporter`` on a free loopback port, once it answers; its leak history in ``directory``;
-    ``env``: its environment (default: this process's)."""
+def start_exporter(my_cnf: Path, directory: Path, *flags: str) -> ExporterProcess:
+    """``mysql-snmp exporter`` on a free loopback port, once it answers; its leak history in ``directory``."""
     port = free_loopback_port()
     log = directory / "exporter.log"
     command = [sys.executable, "-m", "mysql_snmp.agents.cli", "exporter", f"--web.listen-address=127.0.0.1:{port}",
@@ -78,7 +77,7 @@ def start_exporter(my_cnf: Path, directory: Path, *flags: str, env: dict[str, st
                *flags]
     with open(log, "ab") as output:
         process = subprocess.Popen(command, cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stdout=output,
-                                   stderr=subprocess.STDOUT, env=env)
+                                   stderr=subprocess.STDOUT)
     exporter = ExporterProcess(process, port, log)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:

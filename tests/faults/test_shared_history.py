@@ -6,7 +6,6 @@ controls: two unlocked detectors wiping each other's series, a leak found as wit
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -40,11 +39,19 @@ def leak_config(directory: Path) -> Path:
     return config
 
 
-def exporter_on(server, directory: Path, history: Path, env: dict[str, str] | None = None) -> ExporterProcess:
+def exporter_on(server, directory: Path, history: Path, environment: pytest.MonkeyPatch | None = None,
+                env: dict[str, str] | None = None) -> ExporterProcess:
+    """An exporter process on ``server``; ``env``: variables it gets on top of this process's
+    (set through ``environment`` for its start only)."""
     directory.mkdir(parents=True, exist_ok=True)
     user = create_monitoring_user(server, directory)
-    return start_exporter(user.my_cnf, directory, f"--exporter.leak-config={leak_config(directory)}",
-                          f"--exporter.leak-state-file={history}", env=env)
+    flags = (f"--exporter.leak-config={leak_config(directory)}", f"--exporter.leak-state-file={history}")
+    if not env:
+        return start_exporter(user.my_cnf, directory, *flags)
+    with environment.context() as only_for_the_start:
+        for name, value in env.items():
+            only_for_the_start.setenv(name, value)
+        return start_exporter(user.my_cnf, directory, *flags)
 
 
 def saved_with_series(exporter: ExporterProcess, history: Path):
@@ -206,7 +213,8 @@ def test_a_history_saved_a_day_ahead_goes_on_from_the_first_sample(servers, tmp_
 FAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
 
 
-def test_a_running_exporter_whose_clock_steps_a_year_forward_and_back_keeps_its_history(servers, tmp_path):
+def test_a_running_exporter_whose_clock_steps_a_year_forward_and_back_keeps_its_history(servers, tmp_path,
+                                                                                        monkeypatch):
     """The exporter's own wall clock (libfaketime, read from a file at every call) jumps a year ahead,
     then NTP steps it back; its monotonic clock and the machine's are left alone."""
     if not FAKETIME.exists():
@@ -214,12 +222,12 @@ def test_a_running_exporter_whose_clock_steps_a_year_forward_and_back_keeps_its_
     server_a, _ = servers
     clock = tmp_path / "clock"
     clock.write_text("+0\n")
-    env = {**os.environ, "LD_PRELOAD": str(FAKETIME), "FAKETIME_TIMESTAMP_FILE": str(clock),
-           "FAKETIME_NO_CACHE": "1", "DONT_FAKE_MONOTONIC": "1"}
+    env = {"LD_PRELOAD": str(FAKETIME), "FAKETIME_TIMESTAMP_FILE": str(clock), "FAKETIME_NO_CACHE": "1",
+           "DONT_FAKE_MONOTONIC": "1"}
     history = tmp_path / "history" / "leak-state.json"
     history_of_a_run(server_a, tmp_path / "earlier", history)
     shift_history(history, -2 * 3600)  # as if saved two hours ago: a history of several buckets
-    exporter = exporter_on(server_a, tmp_path / "run", history, env=env)
+    exporter = exporter_on(server_a, tmp_path / "run", history, monkeypatch, env)
     served = []
 
     def scrapes(count: int) -> None:
