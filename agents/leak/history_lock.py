@@ -29,8 +29,12 @@ class HistoryInUse(ValueError):
 
 
 def lock_path(state_path: str | os.PathLike) -> Path:
+    """``<state file>.lock``, in the state file's directory as resolved: two agents naming one
+    directory by two paths (a symlinked directory) still meet at one lock.  The state file itself
+    is not resolved: a symlink planted there must not lead the lock into another directory (and
+    the first save replaces such a symlink with the file anyway)."""
     state_path = Path(state_path)
-    return state_path.with_name(state_path.name + ".lock")
+    return Path(os.path.realpath(state_path.parent)) / (state_path.name + ".lock")
 
 
 class HistoryLock:

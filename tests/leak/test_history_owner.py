@@ -64,6 +64,17 @@ def test_a_second_lock_on_one_file_is_refused_naming_the_holder(tmp_path):
     again.release()
 
 
+def test_one_directory_named_by_two_paths_is_one_lock(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "alias").symlink_to(real)
+    first = HistoryLock(real / "leak-state.json", "the first agent")
+    assert first.acquire()
+    with pytest.raises(HistoryInUse, match="the first agent"):
+        HistoryLock(tmp_path / "alias" / "leak-state.json", "the second agent").acquire()
+    first.release()
+
+
 def test_the_lock_of_a_process_that_died_is_free(tmp_path):
     path = tmp_path / "leak-state.json"
     holder = HistoryLock(path, "x")
