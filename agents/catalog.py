@@ -39,6 +39,9 @@ SNMP_TYPES = (
     "DisplayString",
 )
 PROMETHEUS_TYPES = ("counter", "gauge", "untyped", "info", "histogram", "summary")
+# A table column no source fills: the SNMP view serves each row's index as text in it, so a
+# manager names and labels rows without decoding the index OID.
+ROW_NAME_SOURCE = "table_row"
 SOURCES = (
     "global_status",
     "global_variables",
@@ -53,6 +56,7 @@ SOURCES = (
     "perf_schema_memory",
     "innodb_metrics",
     "derived",
+    ROW_NAME_SOURCE,
     "leak",
     "agent",
     # mysqld_exporter's table collectors: one source each (agents/sources/<name>.py)

@@ -9,7 +9,10 @@ import os
 import re
 import sys
 
+from mysql_snmp.agents.log_lines import install_log_line_cap
+from mysql_snmp.agents.commands.perl_agent_options import perl_command_line, with_perl_spellings
 from mysql_snmp.agents.names import did_you_mean
+from mysql_snmp.agents.redact import install_log_redaction
 from mysql_snmp.agents.version import installed_version
 
 # Command name -> its module.  Each module defines register(subparsers) and sets a handler
@@ -131,11 +134,18 @@ def chosen_command(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
-    parser = build_parser(only=chosen_command(words), argv=words)
-    args, extras = parser.parse_known_args(argv)
+    # The Perl mysql-snmp's command lines (/usr/sbin/mysql-snmp -c FILE ...) had no command word.
+    words = perl_command_line(words, COMMAND_MODULES) or words
+    command = chosen_command(words)
+    if command == "agentx":
+        words = with_perl_spellings(words)
+    parser = build_parser(only=command, argv=words)
+    args, extras = parser.parse_known_args(words)
     if extras:
         print(unrecognized_message(command_parser(parser, args), extras), file=sys.stderr)
         return 2
+    install_log_redaction()
+    install_log_line_cap()  # after redaction: a cut never leaves part of a password
     logging.basicConfig(
         level=getattr(logging, args.log_level.upper()),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

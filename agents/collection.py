@@ -41,6 +41,7 @@ from mysql_snmp.agents.catalog import Catalog, load_catalog
 from mysql_snmp.agents.connection import CONNECTION_ERRORS, ConnectionSettings, MySQLConnection, MySQLUnavailable, QueryError
 from mysql_snmp.agents.derived import apply_derivations
 from mysql_snmp.agents.names import unknown_names_message
+from mysql_snmp.agents.redact import describe_exception
 from mysql_snmp.agents.snapshot import Snapshot, SourceStatus
 from mysql_snmp.agents.sources import (
     SCRAPER_NAMES,
@@ -64,6 +65,10 @@ log = logging.getLogger(__name__)
 AGENT_VERSION = installed_version()
 
 HOST_METRICS_MODES = ("auto", "on", "off")
+# How long after a collection's deadline a statement may still be answering before its read is
+# cut off: the exporter interrupts it (KILL QUERY) at the deadline and answers the scrape this
+# much later at most; a server that keeps sending is not read on after it.
+READ_OVERRUN_SECONDS = 0.5
 # Sources skipped on purpose: not a collection error.
 QUIET_REASONS = frozenset({"unsupported", "not_local"})
 # Errors that would repeat at every collection (a missing grant, a table this server
@@ -159,6 +164,10 @@ class Collector:
         with self._lock:
             self.connection.close()
 
+    def abort(self) -> None:
+        """From another thread: end the collection in progress now (its reads stop, no reconnect)."""
+        self.connection.abort()
+
     def __enter__(self) -> "Collector":
         return self
 
@@ -176,7 +185,12 @@ class Collector:
         """
         with self._lock:
             started = time.monotonic()
-            snapshot = self._collect(sources, deadline)
+            # A statement still answering this long after the deadline is cut off, not read on.
+            self.connection.read_deadline = None if deadline is None else deadline + READ_OVERRUN_SECONDS
+            try:
+                snapshot = self._collect(sources, deadline)
+            finally:
+                self.connection.read_deadline = None
             self._add_agent_values(snapshot, time.monotonic() - started)
             return snapshot
 
@@ -403,7 +417,7 @@ class Collector:
             log.log(self._failure_level(name, "parse"), "%s: %s: could not parse the server's answer: %s",
                     self.settings.target, name, exc)
             log.debug("parse failure in %s", name, exc_info=True)
-            return status(False, f"{type(exc).__name__}: {exc}", "parse"), None
+            return status(False, describe_exception(exc), "parse"), None
         self._denials.pop(name, None)
         if self._failing.pop(name, None):
             log.warning("%s: source %s works again", self.settings.target, name)

@@ -9,11 +9,11 @@ failing by design), bounds every statement in time, and turns pymysql errors int
 
 from __future__ import annotations
 
+import functools
 import getpass
 import logging
 import os
 import re
-import stat
 import time
 from collections import deque
 from dataclasses import dataclass, field, replace
@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from mysql_snmp.agents.mysql_auth import auth_plugin_map
+from mysql_snmp.agents.option_file import OptionFileError, read_option_file
+from mysql_snmp.agents.redact import describe_exception, exception_text, redact, remember_secret
 from mysql_snmp.agents.snapshot import ServerInfo
 from mysql_snmp.parsers.columns import FoldedRow
 
@@ -59,6 +61,9 @@ class ConnectionSettings:
     connect_timeout: float = 5.0
     origin: str = "defaults"  # where the settings came from, for error messages
 
+    def __post_init__(self):
+        remember_secret(self.password)  # however the settings were made (file, variable, DSN)
+
     def __repr__(self) -> str:
         password = "<set>" if self.password else "<none>"
         return (
@@ -82,7 +87,9 @@ class ConnectionSettings:
     def pymysql_kwargs(self) -> dict:
         kwargs: dict = {
             "user": self.user if self.user is not None else getpass.getuser(),
-            "password": self.password or "",
+            # As libmysqlclient sends it: the option file's bytes (UTF-8); pymysql would encode a
+            # str as Latin-1, failing on "€" and sending "é" as a byte the server does not hash.
+            "password": (self.password or "").encode("utf-8"),
             "connect_timeout": self.connect_timeout,
             "auth_plugin_map": auth_plugin_map(self.allow_cleartext),
         }
@@ -120,69 +127,44 @@ def read_server_public_key(path: str, where: str) -> bytes:
         raise ConfigError(f"{where} server-public-key-path: {path}: cannot read: {exc.strerror}") from None
 
 
-def _unquote(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
-    # An unquoted value ends at a " #" comment, as in the MySQL option-file syntax.
-    return re.split(r"\s+#", value, maxsplit=1)[0].strip()
-
-
-def parse_option_file(text: str) -> dict[str, dict[str, str | None]]:
-    """MySQL option-file text -> {section: {option: value}}; options normalised to snake_case.
-
-    ``ssl-ca`` and ``ssl_ca`` are the same option to the server's clients, so both
-    become ``ssl_ca``.  A bare option (``skip-ssl``) has the value None.  ``!include``
-    directives are ignored (the exporter's my.cnf does not use them).
-    """
-    sections: dict[str, dict[str, str | None]] = {}
-    current: dict[str, str | None] | None = None
-    for raw_line in text.splitlines():
-        line = raw_line.strip()
-        if not line or line[0] in "#;" or line.startswith("!"):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            current = sections.setdefault(line[1:-1].strip().lower(), {})
-            continue
-        if current is None:
-            continue  # options before any section are ignored by the mysql client too
-        key, sep, value = line.partition("=")
-        key = key.strip().lower().replace("-", "_")
-        current[key] = _unquote(value) if sep else None
-    return sections
-
-
 def _boolean(value: str | None) -> bool:
     return value is None or value.strip().lower() in ("1", "on", "true", "yes")
 
 
 def settings_from_my_cnf(path: str | Path, section: str = "client") -> ConnectionSettings:
-    """Read one ``[client]`` (or ``[client.<name>]``) section of a my.cnf file.
+    """Read one ``[client]`` (or ``[client.<name>]``) section of a my.cnf file and its includes.
 
     ``[client.<name>]`` inherits every option of ``[client]`` and overrides some
-    (mysqld_exporter's auth_module).  Raises ConfigError naming the file and key.
+    (mysqld_exporter's auth_module).  Every password the file holds, in any group, is handed
+    to the scrubber (agents/redact.py) first.  Raises ConfigError naming the file and key.
     """
     path = Path(path).expanduser()
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file (give --my-cnf or create it with a [client] section)") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not a UTF-8 option file (byte {exc.object[exc.start]:#04x} "
-                          f"at offset {exc.start})") from None
-    warn_if_exposed(path)
-    sections = parse_option_file(text)
+        option_file = read_option_file(path)
+    except OptionFileError as exc:
+        if not (path.exists() or path.is_symlink()):
+            raise ConfigError(f"{path}: no such file (give --my-cnf or create it with a [client] section)") from None
+        raise ConfigError(str(exc)) from None
+    for options in option_file.groups.values():
+        remember_secret(options.get("password"))
     section = section.lower()
-    options: dict[str, str | None] = dict(sections.get("client", {}))
+    options: dict[str, str | None] = dict(option_file.group("client") or {})
     if section != "client":
-        if section not in sections:
+        if option_file.group(section) is None:
             raise ConfigError(f"{path}: no [{section}] section")
-        options.update(sections[section])
-    elif "client" not in sections:
+        options.update(option_file.group(section))
+    elif option_file.group("client") is None:
         raise ConfigError(f"{path}: no [client] section")
     return _settings_from_options(options, f"{path} [{section}]")
+
+
+def require_user(settings: ConnectionSettings) -> ConnectionSettings:
+    """An option file that names no user is an error, as in mysqld_exporter: the clients would log
+    in as the operating-system user (often root) with whatever password the file gives."""
+    if not settings.user and settings.origin not in ("defaults", "flags"):
+        raise ConfigError(f"{settings.origin}: no user (set user = NAME in that section, "
+                          "or give --user / --mysqld.username)")
+    return settings
 
 
 def _settings_from_options(options: Mapping[str, str | None], where: str) -> ConnectionSettings:
@@ -235,18 +217,6 @@ def parse_port(value: object, where: str) -> int:
     return port
 
 
-def warn_if_exposed(path: Path) -> None:
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return
-    if mode & (stat.S_IRWXG | stat.S_IRWXO):
-        log.warning(
-            "%s is readable by group or others (mode %o): it may hold a password; chmod 600 it",
-            path, stat.S_IMODE(mode),
-        )
-
-
 PASSWORD_RULE = (
     f"The password comes only from the option file or the {PASSWORD_ENV} environment variable, "
     "never from a flag (flags show in ps); the file's password wins and the variable is used "
@@ -262,6 +232,7 @@ def with_env_password(settings: ConnectionSettings, environ: Mapping[str, str]) 
     ${MYSQLD_EXPORTER_PASSWORD}" as a first source that the option file then overrides, and
     [client.NAME] sections inherit it from [client]: the variable is a default, not an override.
     """
+    remember_secret(environ.get(PASSWORD_ENV))  # a secret even when the file's password wins
     if not settings.password and environ.get(PASSWORD_ENV):
         return replace(settings, password=environ[PASSWORD_ENV])
     return settings
@@ -295,7 +266,7 @@ def resolve_settings(
         overrides["socket"] = socket
     if user:
         overrides["user"] = user
-    return with_env_password(replace(settings, **overrides), environ)
+    return with_env_password(require_user(replace(settings, **overrides)), environ)
 
 
 # --------------------------------------------------------------------------- server identity
@@ -346,10 +317,17 @@ class MySQLUnavailable(QueryError):
 
 
 def classify_error(exc: BaseException, statement: str | None = None) -> QueryError:
+    """A QueryError for what pymysql (or anything under it) raised; its text has passed the scrubber."""
     import pymysql
 
-    code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
-    text = str(exc.args[1]) if len(exc.args) > 1 else str(exc)
+    from mysql_snmp.agents.answer_limits import ReadStopped
+
+    if isinstance(exc, ReadStopped):  # our own bound on the answer (agents/answer_limits.py)
+        return QueryError(redact(str(exc)), reason=exc.reason, statement=statement)
+
+    # pymysql's errors are (code, message); anything else is only its text, never its arguments.
+    code = exc.args[0] if isinstance(exc, pymysql.err.MySQLError) and exc.args and isinstance(exc.args[0], int) else None
+    text = redact(str(exc.args[1])) if code is not None and len(exc.args) > 1 else exception_text(exc)
     if code in (2002, 2003):  # pymysql's text already says "Can't connect to MySQL server on ..."
         return MySQLUnavailable(text, code=code)
     if code == 2013 and text.endswith("(timed out)"):
@@ -367,7 +345,9 @@ def classify_error(exc: BaseException, statement: str | None = None) -> QueryErr
         reason = "unsupported"
     else:
         reason = "error"
-    return QueryError(f"ERROR {code}: {text}", reason=reason, statement=statement, code=code)
+    # "ERROR 1045: ..." as the mysql client prints it; an error without a server code is its text.
+    message = f"ERROR {code}: {text}" if code is not None else describe_exception(exc)
+    return QueryError(message, reason=reason, statement=statement, code=code)
 
 
 # --------------------------------------------------------------------------- connection
@@ -424,6 +404,11 @@ class MySQLConnection:
         connector: Callable | None = None,
     ):
         self.settings = settings
+        # Every answer is bounded in rows, bytes and time (agents/answer_limits.py); the collector
+        # sets ``read_deadline`` to stop reading a statement still answering after its deadline.
+        self.read_deadline: float | None = None
+        self._guard = None
+        self._aborted = False
         self.statement_timeout = statement_timeout
         self.lock_wait_timeout = lock_wait_timeout
         self.log_slow_filter = log_slow_filter
@@ -464,9 +449,15 @@ class MySQLConnection:
         return conn.thread_id() if conn is not None else None
 
     def _connect_raw(self):
-        import pymysql
+        from mysql_snmp.agents.answer_limits import GuardedConnection, ReadGuard
 
-        connector = self._connector or pymysql.connect
+        connector = self._connector
+        if connector is None:
+            if self._guard is None:
+                self._guard = ReadGuard()
+            connector = functools.partial(GuardedConnection, read_guard=self._guard)
+        # The handshake and login are bounded too: a server may stream its greeting.
+        self._start_reading(self.settings.connect_timeout + self.statement_timeout + 1.0)
         # read_timeout is the backstop when the server-side statement limit does not
         # apply (MySQL limits only SELECT); it drops the connection, so give the
         # server's own limit a head start.
@@ -500,6 +491,8 @@ class MySQLConnection:
     def ensure_connected(self) -> ServerInfo:
         if self._conn is not None and self.server is not None:
             return self.server
+        if self._aborted:
+            raise MySQLUnavailable(f"{self.settings.target}: not connecting: the agent is shutting down")
         now = self._clock()
         if now < self._next_attempt:
             raise MySQLUnavailable(
@@ -540,6 +533,7 @@ class MySQLConnection:
 
     def _run(self, statement: str) -> QueryResult:
         self.statements += 1
+        self._start_reading()
         try:
             with self._conn.cursor() as cursor:
                 cursor.execute(statement)
@@ -552,7 +546,9 @@ class MySQLConnection:
 
     def _failure(self, exc: BaseException, statement: str) -> QueryError:
         error = classify_error(exc, statement)
-        if isinstance(error, MySQLUnavailable) or error.code in CONNECTION_ERRORS:
+        if self._aborted:
+            error = MySQLUnavailable(f"{self.settings.target}: stopped reading: the agent is shutting down")
+        if isinstance(error, MySQLUnavailable) or error.code in CONNECTION_ERRORS or self._unusable_after(exc):
             self._drop()  # a timed-out read (2013) closed the socket too; the next query reconnects
         return error
 
@@ -605,6 +601,7 @@ class MySQLConnection:
         statement = self._pending.popleft()
         cursor = self._batch_cursor
         started = self._clock()
+        self._start_reading()
         try:
             if batch is not None:
                 cursor.execute(batch)
@@ -633,6 +630,7 @@ class MySQLConnection:
         cursor, self._batch_cursor = self._batch_cursor, None
         if cursor is None or self._conn is None:
             return
+        self._start_reading()
         try:
             cursor.close()  # reads whatever is still on the wire
         except Exception as exc:  # broken while draining: the next statement reconnects
@@ -645,6 +643,36 @@ class MySQLConnection:
         self.statements += len(self._answers)
         self.failed_statements += sum(1 for answer in self._answers.values() if answer.error is not None)
         self._answers.clear()
+        # pymysql keeps the last result's rows on the connection until the next statement: the
+        # parsed values are all a collection needs of them once it is done.
+        release = getattr(self._conn, "release_result", None)
+        if release is not None:
+            release()
+
+    def _start_reading(self, seconds: float | None = None) -> None:
+        """A fresh budget for the next answer: it must end within ``seconds`` (default: the
+        statement timeout and the read timeout's second) and by ``read_deadline``."""
+        if self._guard is None:
+            return
+        deadline = time.monotonic() + (self.statement_timeout + 1.0 if seconds is None else seconds)
+        if self.read_deadline is not None:
+            deadline = min(deadline, self.read_deadline)
+        self._guard.start(deadline)
+
+    def _unusable_after(self, exc: BaseException) -> bool:
+        """Whether the connection is lost to a failure that was not the server's answer: a read cut
+        off (pymysql closed the socket) or a value that failed to convert midway through a result
+        (the rest of it is still on the wire)."""
+        import pymysql
+
+        conn = self._conn
+        return not isinstance(exc, pymysql.err.MySQLError) or (conn is not None and getattr(conn, "_sock", True) is None)
+
+    def abort(self) -> None:
+        """From another thread (SIGTERM): stop the read in progress and connect no more."""
+        self._aborted = True
+        if self._guard is not None:
+            self._guard.abort()
 
     def _drop(self) -> None:
         conn, self._conn, self.server = self._conn, None, None

@@ -233,14 +233,16 @@ def legacy_replica_values(channels: list[ReplicaChannel]) -> dict[str, Value]:
     run, the largest lag, the summed relay log space.
 
     Differences, deliberate: on a server that is not a replica the original
-    printed slave_lag 0 and relay_log_space 0 (initial values); they are absent
-    here (running and stopped stay 0, which is true).  A NULL lag on any channel
+    printed slave_lag 0 and relay_log_space 0 (initial values).  The lag is absent
+    here (there is nothing to lag behind); running, stopped and the relay log space
+    stay 0, which is true (a server with no channel keeps no relay log), so a
+    primary's binary/relay log graph keeps its relay line.  A NULL lag on any channel
     makes slave_lag None: the original left the value undefined too, so its
     agent answered nothing for mySlaveLag; a Gauge32 cannot carry NULL, so the
     SNMP view should answer noSuchInstance.
     """
     if not channels:
-        return {"replica_slave_running": 0, "replica_slave_stopped": 0}
+        return {"replica_slave_running": 0, "replica_slave_stopped": 0, "replica_slave_relay_log_space_bytes": 0}
     all_running = all(channel.sql_running == THREAD_RUNNING for channel in channels)
     legacy: dict[str, Value] = {
         "replica_slave_running": int(all_running),

@@ -33,6 +33,17 @@ class MonitoringUser:
         return settings_from_my_cnf(self.my_cnf)
 
 
+def option_file_literal(value: str) -> str:
+    """``value`` as an option-file value the mysql clients read back whole: quoted, its double
+    quotes and backslashes escaped."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def sql_literal(value: str) -> str:
+    """``value`` as a MariaDB string literal (default sql_mode: backslash escapes)."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def root_settings(server: ThrowawayMariaDB) -> ConnectionSettings:
     return ConnectionSettings(host="127.0.0.1", port=server.port, user="root", password="")
 

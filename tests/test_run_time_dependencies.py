@@ -1,6 +1,6 @@
 """What agents/ and parsers/ import is what pyproject.toml installs outside the test extra.
 
-The packages bundle only run-time dependencies (packaging/bundled-requirements.txt), so a module
+The packages depend on the distribution's builds of the run-time dependencies only, so a module
 that imports a test-only one, prometheus_client above all (the tests' reference for the exporter's
 own exposition, agents/exporter/metric_types.py), works in the test venv and fails once installed.
 """
@@ -65,14 +65,6 @@ def test_every_module_agents_and_parsers_import_is_installed_outside_the_test_ex
     # The scan is real: what the exporter and the catalog do import is found.
     assert {"pymysql", "pyyaml", "psutil"} <= needs.keys()
     assert {name: sorted(paths) for name, paths in needs.items() if name not in declared} == {}
-
-
-def test_the_packages_bundle_only_run_time_dependencies():
-    lines = (REPO / "packaging" / "bundled-requirements.txt").read_text().splitlines()
-    bundled = {distribution_name(line) for line in lines if line.strip() and not line.startswith("#")}
-    # PyYAML, psutil and bcrypt come from the distribution (packaging/debian/control)
-    assert "pymysql" in bundled
-    assert bundled <= {distribution_name(requirement) for requirement in PROJECT["dependencies"]}
 
 
 def test_importing_every_module_of_agents_and_parsers_loads_no_prometheus_client():

@@ -21,6 +21,7 @@ import time
 from typing import Callable
 
 from mysql_snmp.agents.agentx.view import MibView, TreeLayout, build_view
+from mysql_snmp.agents.redact import describe_exception
 from mysql_snmp.agents.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
@@ -51,8 +52,11 @@ class ViewRefresher:
 
     def __init__(self, collect: Callable[[], Snapshot], layout: TreeLayout, interval: float, target: str,
                  hooks: list[SnapshotHook] | None = None,
-                 published: list[SnapshotHook] | None = None, stale_grace: float | None = None) -> None:
+                 published: list[SnapshotHook] | None = None, stale_grace: float | None = None,
+                 abort_collection: Callable[[], None] = lambda: None) -> None:
         self.collect = collect
+        # From the event loop (SIGTERM): the collection in flight stops reading now.
+        self.abort_collection = abort_collection
         self.layout = layout
         self.interval = interval
         self.target = target
@@ -74,13 +78,13 @@ class ViewRefresher:
             snapshot = self.collect()
         except Exception as exc:  # the agent outlives any collection bug or outage
             log.warning("collection from %s failed: %s", self.target, exc, exc_info=log.isEnabledFor(logging.DEBUG))
-            snapshot = down_snapshot(self.target, f"{type(exc).__name__}: {exc}")
+            snapshot = down_snapshot(self.target, describe_exception(exc))
         run_callbacks(self.hooks, snapshot)
         try:
             return snapshot, build_view(self.layout, snapshot)
         except Exception as exc:  # a bug here would end the refresher task, and the agent with it
             log.exception("cannot serve the collection from %s", self.target)
-            snapshot = down_snapshot(self.target, f"building the SNMP view failed: {type(exc).__name__}: {exc}")
+            snapshot = down_snapshot(self.target, f"building the SNMP view failed: {describe_exception(exc)}")
             return snapshot, build_view(self.layout, snapshot)
 
     async def refresh_once(self) -> Snapshot:

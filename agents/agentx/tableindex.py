@@ -17,6 +17,20 @@ MAX_OID_LENGTH = 128
 INTEGER_INDEX_MAX = 2**31 - 1
 
 
+# A table's row-name column (catalog ROW_NAME_SOURCE) joins a row's index labels with this.
+ROW_NAME_SEPARATOR = " / "
+# The default replication channel's name is empty; a manager that names a file or directory
+# after the text needs something there.
+EMPTY_ROW_NAME = "(default)"
+
+
+def row_name(table: Table, labels: Labels) -> str:
+    """The row's index labels as one text, in the table's index order (``Binlog Dump / init``)."""
+    values = dict(labels)
+    text = ROW_NAME_SEPARATOR.join(str(values.get(label, "")) for label in table.index)
+    return text or EMPTY_ROW_NAME
+
+
 class UnindexableRow(ValueError):
     """A label value that cannot be expressed as an index (negative pool, overlong name)."""
 

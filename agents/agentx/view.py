@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from mysql_snmp.agents.agentx.codec import Oid, SearchRange, VarBind, VarType
-from mysql_snmp.agents.agentx.tableindex import UnindexableRow, encode_index
-from mysql_snmp.agents.catalog import Catalog, Metric, Table
+from mysql_snmp.agents.agentx.tableindex import UnindexableRow, encode_index, row_name
+from mysql_snmp.agents.catalog import ROW_NAME_SOURCE, Catalog, Metric, Table
+from mysql_snmp.agents.served_text import snmp_string
 from mysql_snmp.agents.snapshot import Labels, Snapshot, Value
 
 log = logging.getLogger(__name__)
@@ -74,7 +75,7 @@ def wire_value(smi_type: str, value: Value, unit: str = "") -> tuple[VarType, in
     if wire == VarType.OCTET_STRING:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
-        return wire, str(value).encode("utf-8")
+        return wire, snmp_string(str(value))
     number = _as_number(value)
     if number is None:
         return None
@@ -125,6 +126,11 @@ class ColumnObject:
     oid: Oid  # table entry + column number; instances are oid + row index
     metric: Metric
     table: Table
+
+    @property
+    def names_rows(self) -> bool:
+        """The column serves each row's index as text (no source fills it)."""
+        return self.metric.source.kind == ROW_NAME_SOURCE
 
 
 @dataclass
@@ -264,6 +270,18 @@ def _scalar_instance(obj: ScalarObject, snapshot: Snapshot) -> VarBind | LiveVal
     return VarBind(converted[0], oid, converted[1])
 
 
+def _column_values(layout: TreeLayout, col: ColumnObject, snapshot: Snapshot) -> dict[Labels, Value]:
+    if not col.names_rows:
+        return snapshot.series.get(col.metric.name, {})
+    # Every row some other column of the table has, named by its index.
+    rows: dict[Labels, Value] = {}
+    for other in layout.columns:
+        if other.table is col.table and not other.names_rows:
+            for labels in snapshot.series.get(other.metric.name, {}):
+                rows.setdefault(labels, row_name(col.table, labels))
+    return rows
+
+
 def build_view(layout: TreeLayout, snapshot: Snapshot) -> MibView:
     instances: list[tuple[Oid, VarBind | LiveValue]] = []
     for obj in layout.scalars:
@@ -272,7 +290,7 @@ def build_view(layout: TreeLayout, snapshot: Snapshot) -> MibView:
             instances.append((obj.oid + (0,), entry))
     for col in layout.columns:
         metric = col.metric
-        for labels, value in snapshot.series.get(metric.name, {}).items():
+        for labels, value in _column_values(layout, col, snapshot).items():
             converted = wire_value(metric.snmp.type, value, metric.unit)
             if converted is None:
                 continue

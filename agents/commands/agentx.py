@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from mysql_snmp.agents.commands.collect import add_collection_arguments, collector_from_args, listed_sources
 from mysql_snmp.agents.commands.perl_agent_options import PidFile, add_perl_agent_options, apply_perl_agent_options
 from mysql_snmp.agents.connection import PASSWORD_ENV, ConfigError, add_connection_arguments
+from mysql_snmp.agents.redact import install_log_redaction
 
 if TYPE_CHECKING:
     from mysql_snmp.agents.agentx.refresher import ViewRefresher
@@ -143,7 +144,8 @@ def build_agent(args, hooks=()) -> Agent:
         return collector.collect(deadline=time.monotonic() + timeout)
 
     refresher = ViewRefresher(collect, TreeLayout.from_catalog(catalog, legacy_root), args.refresh,
-                              collector.settings.target, stale_grace=args.stale_grace)
+                              collector.settings.target, stale_grace=args.stale_grace,
+                              abort_collection=collector.abort)
     session = AgentXSession(address, refresher.current_view, [legacy_root, new_root],
                             agent_id=legacy_root[:-1], ping_interval=args.ping_interval)
     from mysql_snmp.agents.agentx.state_notifications import state_notification_hook
@@ -171,8 +173,13 @@ def build_agent(args, hooks=()) -> Agent:
 async def serve(refresher, session) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def stop_now() -> None:
+        stop.set()
+        refresher.abort_collection()  # a collection reading a never-ending answer ends now, not at its deadline
+
     for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
+        loop.add_signal_handler(signum, stop_now)
     loop.add_signal_handler(signal.SIGHUP, log_restart_needed)
     log.info("serving %s to the AgentX master at %s", refresher.target, session.address)
     await asyncio.gather(refresher.run(stop), session.run(stop))
@@ -211,6 +218,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["agentx", *(sys.argv[1:] if argv is None else argv)])
+    install_log_redaction()
+    from mysql_snmp.agents.log_lines import install_log_line_cap
+
+    install_log_line_cap()  # after redaction: a cut never leaves part of a password
     logging.basicConfig(level=getattr(logging, args.log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     return args.handler(args)

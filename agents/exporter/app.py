@@ -1,8 +1,8 @@
 """The exporter's state shared by all request threads: configuration, targets, auth, scraping.
 
 One Target per MySQL server: the /metrics one (from the option file and flags) and
-one per /probe target and auth module (at most MAX_PROBE_TARGETS, least recently
-used evicted).  A scrape picks the collectors (flags narrowed by ``collect[]``),
+one per /probe target and auth module (agents/exporter/probe_targets.py: one spelling per
+server, bounded, idle ones closed).  A scrape picks the collectors (flags narrowed by ``collect[]``),
 sets its deadline from Prometheus' scrape timeout, and turns the target's
 collection into metric families.
 """
@@ -10,10 +10,10 @@ collection into metric families.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import threading
 import time
-from collections import OrderedDict
 
 from mysql_snmp.agents.catalog import Catalog
 from mysql_snmp.agents.connection import ConfigError, ConnectionSettings
@@ -23,6 +23,7 @@ from mysql_snmp.agents.exporter.encoding import encode_as, negotiate
 from mysql_snmp.agents.exporter.exposition import collection_self_families, request_self_families, server_families
 from mysql_snmp.agents.exporter.flags import ExporterConfig
 from mysql_snmp.agents.exporter.own_metrics import build_info, process_families
+from mysql_snmp.agents.exporter.probe_targets import ProbeTargets, canonical_target
 from mysql_snmp.agents.exporter.response import scrape_body
 from mysql_snmp.agents.exporter.settings import default_settings, probe_settings, without_certificate_check
 from mysql_snmp.agents.exporter.targets import Target
@@ -32,8 +33,10 @@ from mysql_snmp.agents.exporter.web_config import BasicAuthVerifier, WebConfig
 log = logging.getLogger(__name__)
 
 SCRAPE_TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
-MAX_PROBE_TARGETS = 64
 RECONNECT_BACKOFF_MAX_SECONDS = 2.0
+# Bounds on the scrape time a request's X-Prometheus-Scrape-Timeout-Seconds may ask for.
+MIN_SCRAPE_SECONDS = 1.0
+MAX_SCRAPE_SECONDS = 300.0
 
 
 class ExporterApp:
@@ -47,8 +50,9 @@ class ExporterApp:
         self.verifier = BasicAuthVerifier(web.users) if web.users else None
         self.environ = dict(os.environ if environ is None else environ)
         self._lock = threading.Lock()
+        self._bad_timeout_logged = False
         self._default: Target | None = None
-        self._probes: OrderedDict[tuple[str, str], Target] = OrderedDict()
+        self._probes = ProbeTargets()
         self.enabled = tuple(c for c in COLLECTORS if config.enabled.get(c.name, c.default))
         self.collect_params = CollectParams((c.name for c in COLLECTORS), (c.name for c in self.enabled))
 
@@ -80,12 +84,13 @@ class ExporterApp:
         collector.connection.backoff_max = RECONNECT_BACKOFF_MAX_SECONDS
         return collector
 
-    def _target(self, name: str, settings: ConnectionSettings, observers=()) -> Target:
+    def _target(self, name: str, settings: ConnectionSettings, observers=(), probed: bool = False) -> Target:
         if self.config.tls_insecure_skip_verify:
             settings = without_certificate_check(settings)
         settings = prepare_for(settings)  # OpenSSL is loaded only for a target that may need it
         return Target(name, self._new_collector(settings), min_interval=self.config.min_interval,
-                      may_interrupt=self.config.max_open_conns >= 2, observers=observers)
+                      may_interrupt=self.config.max_open_conns >= 2, observers=observers,
+                      remember_between_scrapes=not probed)
 
     def _leak_detectors(self, target: str) -> list:
         """The leak detector of the /metrics target (its history is that server's)."""
@@ -112,52 +117,47 @@ class ExporterApp:
             return self._default
 
     def probe_target(self, target: str, auth_module: str) -> Target:
-        key = (target, auth_module)
-        with self._lock:
-            existing = self._probes.get(key)
-            if existing is not None:
-                self._probes.move_to_end(key)
-                return existing
+        target = canonical_target(target)  # one Target, and one connection, per server
+        key = (target, (auth_module or "client").lower())
+        existing = self._probes.get(key)
+        if existing is not None:
+            return existing
         settings = probe_settings(self.config.my_cnf, target, auth_module, self.environ, self.config.probe_allowed)
-        created = self._target(f"{target} ({auth_module})", settings)
-        evicted = None
-        with self._lock:
-            existing = self._probes.get(key)
-            if existing is not None:  # another thread won the race
-                evicted = created
-                created = existing
-            else:
-                self._probes[key] = created
-                if len(self._probes) > MAX_PROBE_TARGETS:
-                    _, evicted = self._probes.popitem(last=False)
-        if evicted is not None:
-            # Closing waits for a collection in progress: not on this request's time.
-            threading.Thread(target=evicted.close, name="close-target", daemon=True).start()
-        return created
+        return self._probes.add(key, self._target(f"{target} ({auth_module})", settings, probed=True))
 
     def close(self) -> None:
         with self._lock:
-            targets = ([self._default] if self._default else []) + list(self._probes.values())
+            targets = ([self._default] if self._default else []) + self._probes.take_all()
             self._default = None
-            self._probes.clear()
         for target in targets:
             target.close()
 
     # ------------------------------------------------------------------ scraping
 
     def deadline(self, timeout_header: str | None) -> float:
+        return time.monotonic() + self.scrape_seconds(timeout_header)
+
+    def scrape_seconds(self, timeout_header: str | None) -> float:
+        """How long a scrape may take: Prometheus' timeout less --timeout-offset, within
+        [MIN_SCRAPE_SECONDS, MAX_SCRAPE_SECONDS] (anyone who can reach the port can send the
+        header: a tiny value would fail the collection other scrapes join, a huge one hold its
+        thread); --exporter.scrape-timeout when the header is absent or not a finite positive number."""
         timeout = self.config.scrape_timeout
-        if timeout_header:
-            try:
-                prometheus_timeout = float(timeout_header)
-            except ValueError:
-                log.warning("ignoring %s: %r is not a number", SCRAPE_TIMEOUT_HEADER, timeout_header)
-            else:
-                if prometheus_timeout > self.config.timeout_offset:
-                    timeout = prometheus_timeout - self.config.timeout_offset
-                elif prometheus_timeout > 0:
-                    timeout = prometheus_timeout
-        return time.monotonic() + timeout
+        if not timeout_header:
+            return timeout
+        try:
+            prometheus_timeout = float(timeout_header)
+        except ValueError:
+            prometheus_timeout = math.nan
+        if not math.isfinite(prometheus_timeout) or prometheus_timeout <= 0:
+            if not self._bad_timeout_logged:  # once: any client can send it, on every request
+                self._bad_timeout_logged = True
+                log.warning("ignoring %s: %r is not a finite positive number of seconds (said once)",
+                            SCRAPE_TIMEOUT_HEADER, timeout_header[:40])
+            return timeout
+        if prometheus_timeout > self.config.timeout_offset:
+            prometheus_timeout -= self.config.timeout_offset
+        return min(MAX_SCRAPE_SECONDS, max(MIN_SCRAPE_SECONDS, prometheus_timeout))
 
     def collectors_for(self, requested: list[str]) -> tuple[ExporterCollector, ...]:
         self.collect_params.check(requested)
@@ -189,7 +189,8 @@ class ExporterApp:
             request.extend(self.collect_params.families())
         server = None
         if record is not None and record.snapshot.up:
+            interner = target.scrape_interner()
             server = target.bodies.get(record, labels, content_type, lambda: encode_as(
-                server_families(outcome, self.catalog, self.config.compat, target.interner), chosen,
-                target.interner, final=False))
+                server_families(outcome, self.catalog, self.config.compat, interner), chosen,
+                interner, final=False))
         return scrape_body(head, request, server, chosen, gzip)

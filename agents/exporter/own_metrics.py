@@ -73,6 +73,12 @@ def _stat_families(process: str, boot_time: float) -> list[Metric]:
     ]
 
 
+# Go's procfs reads "unlimited" in /proc/<pid>/limits as the largest uint64, and its process
+# collector serves that as process_virtual_memory_max_bytes (1.8446744073709552e+19): the same
+# number here.  prometheus_client serves no such family, and leaves an unlimited process_max_fds out.
+UNLIMITED_ADDRESS_SPACE = float(2**64 - 1)
+
+
 def _fd_families(process: str) -> list[Metric]:
     families = [GaugeMetricFamily("process_open_fds", "File descriptors the exporter has open.",
                                   value=float(len(os.listdir(os.path.join(process, "fd")))))]
@@ -84,7 +90,11 @@ def _fd_families(process: str) -> list[Metric]:
                     families.append(GaugeMetricFamily("process_max_fds",
                                                       "The most file descriptors the exporter may open.",
                                                       value=float(soft)))
-                break
+            elif line.startswith(b"Max address space"):
+                soft = line.split()[3]
+                families.append(GaugeMetricFamily(
+                    "process_virtual_memory_max_bytes", "The most virtual memory the exporter may map, in bytes.",
+                    value=UNLIMITED_ADDRESS_SPACE if soft == b"unlimited" else float(soft)))
     return families
 
 

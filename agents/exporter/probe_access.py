@@ -12,6 +12,11 @@ only to ask for it; see agents/mysql_auth.py for the other half).  A target is a
 
 Targets are compared in one canonical form: ``host:port`` with the host lowercased (IPv6 in
 brackets), or ``unix:///path``.
+
+Only ``[client]`` and ``[client.NAME]`` sections are auth modules (the ones mysqld_exporter documents): the
+option file may hold others (``[mysqldump]`` with root's password) that no request may name.  The
+answers to a refused request say nothing of the option file (its path, its sections' addresses):
+the details go to the exporter's log.
 """
 
 from __future__ import annotations
@@ -25,7 +30,19 @@ FLAG = "--exporter.probe-allowed-targets"
 
 
 class ProbeRefused(Exception):
-    """A /probe target that the auth module may not be sent to; the message says how to allow it."""
+    """A /probe target that the auth module may not be sent to (HTTP 403).
+
+    ``str()`` is the answer to the client; ``detail`` is for the log and says how to allow it."""
+
+    def __init__(self, answer: str, detail: str):
+        super().__init__(answer)
+        self.detail = detail
+
+
+def is_auth_module(name: str) -> bool:
+    """``client`` or ``client.NAME``: the sections /probe?auth_module= may name."""
+    section, dot, suffix = name.lower().partition(".")
+    return section == "client" and (not dot or bool(suffix.strip()))
 
 
 def canonical_target(settings: ConnectionSettings) -> str:
@@ -67,5 +84,6 @@ class ProbeAllowList:
             if (only is None or only == module) and fnmatch.fnmatchcase(wanted, pattern):
                 return
         raise ProbeRefused(
+            f"target {wanted} is not allowed for auth_module {auth_module}",
             f"target {wanted} is not allowed for auth_module {auth_module} (its section names "
             f"{canonical_target(section)}); allow it with {FLAG} {auth_module}={wanted}")

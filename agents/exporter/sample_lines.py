@@ -22,6 +22,7 @@ import math
 import re
 
 from mysql_snmp.agents.exporter.metric_types import Metric
+from mysql_snmp.agents.served_text import label_value
 from mysql_snmp.agents.exporter.wire_format import (ALLOW_UTF8, MOVED_IN_TEXT, UNDERSCORES, Format, family_text, go_float,
                                                     quote_text)
 
@@ -83,6 +84,6 @@ def plain_body(family: Metric, form: tuple[str, str]) -> bytes | None:
                 if not _PLAIN_LABEL.fullmatch(label):
                     return None
                 plain_labels.add(label)
-            pairs.append(f'{label}="{quote_text(value)}"')
+            pairs.append(f'{label}="{quote_text(label_value(value))}"')
         append(f"{sample_name}{{{','.join(pairs)}}} {_value_text(sample.value)}\n")
     return "".join(lines).encode("utf-8")

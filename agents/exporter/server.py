@@ -1,25 +1,25 @@
 """The exporter's HTTP(S) server: /, the telemetry path (default /metrics) and /probe.
 
-Standard library only (ThreadingHTTPServer, ssl): one thread per connection, at most
---web.max-connections of them (``connection_limit``: the cap, idle and header deadlines), TLS
-and basic auth from the exporter-toolkit web config (ssl is loaded only then:
-agents/tls_on_demand.py), exposition in the format negotiated from the Accept header
-(Prometheus text 0.0.4 or OpenMetrics: agents/exporter/encoding.py). It binds --web.listen-address, or serves the
-listening sockets systemd passed (--web.systemd-socket).
+Standard library only (socketserver and ssl; not http.server: its parser is lenient, and it and
+its imports cost about 1 MB): one thread per connection, at most --web.max-connections of them
+(``connection_limit``: the cap, idle and header deadlines), each request read strictly and within
+bounds (``http_request``), TLS and basic auth from the exporter-toolkit web config (ssl is loaded
+only then: agents/tls_on_demand.py), exposition in the format negotiated from the Accept header
+(Prometheus text 0.0.4 or OpenMetrics: agents/exporter/encoding.py). It binds
+--web.listen-address, or serves the listening sockets systemd passed (--web.systemd-socket).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import html
 import io
 import logging
 import socket
+import socketserver
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http import HTTPStatus
 from typing import Sequence
 from urllib.parse import parse_qs, urlsplit
 
@@ -28,12 +28,18 @@ from mysql_snmp.agents.exporter.allocator import release_free_memory
 from mysql_snmp.agents.exporter.app import SCRAPE_TIMEOUT_HEADER, ExporterApp
 from mysql_snmp.agents.exporter.connection_limit import LISTEN_BACKLOG, ConnectionSlots, DeadlineReader, reject
 from mysql_snmp.agents.exporter.flags import parse_listen_address
+from mysql_snmp.agents.exporter.http_request import BadRequest, read_request_head
 from mysql_snmp.agents.exporter.probe_access import ProbeRefused
 from mysql_snmp.agents.exporter.systemd_socket import PassedSocket, systemd_listeners
 from mysql_snmp.agents.exporter.targets import Target
+from mysql_snmp.agents.exporter.web_config import Verdict
 
 log = logging.getLogger(__name__)
 _date_header: tuple[int | None, str] = (None, "")  # (unix second, its Date header text), replaced whole
+_REASONS = {status.value: status.phrase for status in HTTPStatus}
+AUTHENTICATE = 'Basic realm="mysql-snmp exporter"'
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 def landing_page(telemetry_path: str) -> bytes:
@@ -49,9 +55,13 @@ def landing_page(telemetry_path: str) -> bytes:
     ).encode()
 
 
-class ExporterRequestHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive: Prometheus reuses its connection
-    server_version = "mysql-snmp-exporter"
+ALLOWED_METHODS = "GET, HEAD, OPTIONS"
+
+
+class ExporterRequestHandler(socketserver.StreamRequestHandler):
+    """One connection: requests read by agents/exporter/http_request.py (strict, bounded), answered
+    in order while the client keeps the connection alive."""
+
     timeout = None  # DeadlineReader sets the reads' deadlines, _send the write's
     # Headers and body go out in two writes; with Nagle on, the body waits for the
     # client's delayed ACK (~40 ms) on a keep-alive connection.
@@ -64,68 +74,123 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
         self._reader = DeadlineReader(self.connection, getattr(self.server, "slots", None), self.app.config.limits)
         self.rfile = io.BufferedReader(self._reader)
 
+    def handle(self):
+        if self.app.web.tls is not None and self.app.web.tls.client_allowed_sans:
+            if not self._client_certificate_allowed():
+                return
+        self.close_connection = False
+        while not self.close_connection:
+            self.handle_one_request()
+
+    def _client_certificate_allowed(self) -> bool:
+        """client_allowed_sans: the handshake done, a certificate naming none of them ends the
+        connection before any request is read (exporter-toolkit refuses it in the handshake)."""
+        self.connection.settimeout(self.app.config.limits.header_timeout)
+        self.connection.do_handshake()
+        certificate = self.connection.getpeercert() or {}
+        if self.app.web.tls.allows_client(certificate):
+            return True
+        log.info("TLS client %s refused: its certificate names none of client_allowed_sans", self.client_address[0])
+        return False
+
     def handle_one_request(self):
         self._reader.await_request()
-        super().handle_one_request()
+        self.close_connection = True
+        self.head, self.command, self.path, self.requestline = None, "", "", "-"
+        try:
+            head = read_request_head(self.rfile)
+            if head is None:
+                return
+            self.head = head
+            self.command, self.path, self.requestline = head.method, head.target, head.request_line
+            if not head.content_length:
+                self.close_connection = not head.keep_alive
+            elif not head.expects_continue:
+                self._discard(head.content_length)
+            # else the client waits for a go-ahead to send a body no route reads: answer, then close
+        except BadRequest as refused:
+            self._send(refused.status, f"{refused.reason}\n".encode())
+            return
+        except TimeoutError:
+            log.debug("%s: request not received in time", self.client_address[0])
+            return
+        finally:
+            self._reader.request_read()
+        self._dispatch()
 
-    def parse_request(self) -> bool:
-        parsed = super().parse_request()
-        self._reader.request_read()
-        return parsed
+    def _discard(self, length: int) -> None:
+        """Read a body no route uses (bounded by MAX_BODY_BYTES): the connection stays in step."""
+        while length > 0:
+            chunk = self.rfile.read(min(length, 16384))
+            if not chunk:
+                raise ConnectionAbortedError("the client closed before the end of its body")
+            length -= len(chunk)
+        self.close_connection = not self.head.keep_alive
 
-    def log_message(self, fmt, *args):
-        if log.isEnabledFor(logging.DEBUG):  # called for every request: format only when it is kept
-            log.debug("%s %s", self.address_string(), fmt % args)
-
-    def date_time_string(self, timestamp=None):
+    @staticmethod
+    def date_text() -> str:
+        """The Date header (RFC 9110 5.6.7), formatted once a second, not per request."""
         global _date_header
-        if timestamp is not None:
-            return super().date_time_string(timestamp)
-        # The Date header has a one-second resolution: format it once a second, not per request.
         now = int(time.time())
         second, text = _date_header
         if second != now:
-            text = super().date_time_string(now)
+            year, month, day, hour, minute, sec, weekday = time.gmtime(now)[:7]
+            text = (f"{_WEEKDAYS[weekday]}, {day:02d} {_MONTHS[month - 1]} {year} "
+                    f"{hour:02d}:{minute:02d}:{sec:02d} GMT")
             _date_header = (now, text)
         return text
 
     def _send(self, status: int, body: bytes, content_type: str = "text/plain; charset=utf-8",
               headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
+        lines = [f"HTTP/1.1 {status} {_REASONS.get(status, '')}", f"Date: {self.date_text()}"]
         for name, value in {**self.app.web.headers, **(headers or {})}.items():
-            self.send_header(name, value)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
+            lines.append(f"{name}: {value}")
+        lines.append(f"Content-Type: {content_type}")
+        lines.append(f"Content-Length: {len(body)}")
+        if self.close_connection:
+            lines.append("Connection: close")
+        elif self.head is not None and self.head.version < (1, 1):
+            lines.append("Connection: keep-alive")  # an HTTP/1.0 client closes without it
+        lines.append("\r\n")
         # Headers and body in one sendall, so --web.write-timeout bounds the whole answer
         # (Python's sendall timeout is total), not each of two writes.
-        self._headers_buffer.append(b"\r\n")
-        answer = b"".join(self._headers_buffer) + (body if self.command != "HEAD" else b"")
-        self._headers_buffer = []
+        answer = "\r\n".join(lines).encode("latin-1") + (body if self.command != "HEAD" else b"")
         self.connection.settimeout(self.app.config.limits.write_timeout)
         self.wfile.write(answer)
+        if log.isEnabledFor(logging.DEBUG):  # every request: format only when it is kept
+            log.debug('%s "%s" %s %s', self.client_address[0], self.requestline, status, len(body))
 
     def _authorized(self) -> bool:
         verifier = self.app.verifier
         if verifier is None:
             return True
-        header = self.headers.get("Authorization", "")
-        scheme, _, encoded = header.partition(" ")
-        if scheme.lower() == "basic":
-            try:
-                user, sep, password = base64.b64decode(encoded.strip(), validate=True).decode("utf-8").partition(":")
-            except (binascii.Error, UnicodeDecodeError):
-                sep = ""
-            if sep and verifier.verify(user, password):
-                return True
-        self._send(401, b"Unauthorized\n", headers={"WWW-Authenticate": 'Basic realm="mysql-snmp exporter"'})
+        header = self.head.get("Authorization")
+        if header is None:  # a browser's first request: it asks for credentials on this connection
+            self._send(401, b"Unauthorized\n", headers={"WWW-Authenticate": AUTHENTICATE})
+            return False
+        verdict = verifier.check_header(header)
+        if verdict is Verdict.ALLOWED:
+            return True
+        # A wrong password costs one bcrypt: the connection is closed after it, so a flood of
+        # guesses queues behind the listen backlog like any new client, not on a held connection.
+        self.close_connection = True
+        if verdict is Verdict.BUSY:
+            self._send(503, b"too many password checks at once, retry\n", headers={"Retry-After": "1"})
+        else:
+            self._send(401, b"Unauthorized\n", headers={"WWW-Authenticate": AUTHENTICATE})
         return False
 
-    def do_HEAD(self):  # noqa: N802 - the stdlib's name
-        self.do_GET()
-
-    def do_GET(self):  # noqa: N802 - the stdlib's name
+    def _dispatch(self) -> None:
         if not self._authorized():
             return
+        if self.command in ("GET", "HEAD"):
+            self._get()
+        elif self.command == "OPTIONS":
+            self._send(204, b"", headers={"Allow": ALLOWED_METHODS})
+        else:
+            self._send(405, b"Method Not Allowed\n", headers={"Allow": ALLOWED_METHODS})
+
+    def _get(self) -> None:
         url = urlsplit(self.path)
         params = parse_qs(url.query)
         try:
@@ -155,14 +220,14 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
             self._send(500, b"internal error, see the exporter's log\n")
 
     def _metrics(self, target: Target, requested: list[str]) -> None:
-        compressed = "gzip" in self.headers.get("Accept-Encoding", "")
-        body, content_type = self.app.scrape(target, requested, self.headers.get(SCRAPE_TIMEOUT_HEADER),
-                                             self.headers.get("Accept"), compressed)
+        compressed = "gzip" in self.head.get("Accept-Encoding", "")
+        body, content_type = self.app.scrape(target, requested, self.head.get(SCRAPE_TIMEOUT_HEADER),
+                                             self.head.get("Accept"), compressed)
         self._send(200, body, content_type, {"Content-Encoding": "gzip"} if compressed else {})
         release_free_memory()
 
 
-class _Server(ThreadingHTTPServer):
+class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
     daemon_threads = True
     allow_reuse_address = True
     # Python's default of 5 made 50 simultaneous connects wait for SYN retransmits (1 s, 3 s).
@@ -236,14 +301,14 @@ class _Server(ThreadingHTTPServer):
                 self.slots.release()
 
 
-def address_text(server: ThreadingHTTPServer) -> str:
+def address_text(server: socketserver.TCPServer) -> str:
     host, port = server.server_address[:2]
     if server.address_family == socket.AF_INET6:
         return f"[{host}]:{port}"
     return f"{host or '*'}:{port}"
 
 
-def make_servers(app: ExporterApp, listeners: Sequence[PassedSocket] | None = None) -> list[ThreadingHTTPServer]:
+def make_servers(app: ExporterApp, listeners: Sequence[PassedSocket] | None = None) -> list[socketserver.TCPServer]:
     """Servers bound to --web.listen-address or, with --web.systemd-socket, on the sockets systemd
     passed (``listeners``; taken from the environment when not given)."""
     handler = type("BoundExporterRequestHandler", (ExporterRequestHandler,), {"app": app})

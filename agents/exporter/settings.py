@@ -8,11 +8,16 @@ Both: the password rule of every command, mysql_snmp.agents.connection.with_env_
 
 from __future__ import annotations
 
+import logging
+import os
 from dataclasses import replace
 from pathlib import Path
 
-from mysql_snmp.agents.connection import ConfigError, ConnectionSettings, parse_port, settings_from_my_cnf, with_env_password
-from mysql_snmp.agents.exporter.probe_access import ProbeAllowList
+from mysql_snmp.agents.connection import (ConfigError, ConnectionSettings, parse_port, require_user,
+                                          settings_from_my_cnf, with_env_password)
+from mysql_snmp.agents.exporter.probe_access import ProbeAllowList, ProbeRefused, is_auth_module
+
+log = logging.getLogger(__name__)
 
 
 def apply_address(settings: ConnectionSettings, address: str) -> ConnectionSettings:
@@ -70,25 +75,31 @@ def default_settings(my_cnf: str | None, address: str | None, username: str | No
                      environ: dict[str, str], my_cnf_given: bool = True) -> ConnectionSettings:
     """Settings of /metrics, as mysqld_exporter forms them.
 
-    Without ``--config.my-cnf`` and with DATA_SOURCE_NAME set, that DSN names the server
-    (mysqld_exporter 0.14, as Debian packages it).  Otherwise the option file's
+    With DATA_SOURCE_NAME set, that DSN names the server unless ``--config.my-cnf`` names a file
+    this user can read (mysqld_exporter 0.14, as Debian packages it, takes the DSN first).  Otherwise the option file's
     ``[client]`` wins; ``--mysqld.address`` / ``--mysqld.username`` fill what it leaves
     out, and MYSQLD_EXPORTER_PASSWORD is the password when the file has none.
     """
-    if not my_cnf_given and environ.get(DSN_VARIABLE):
-        return with_env_password(settings_from_dsn(environ[DSN_VARIABLE]), environ)
     path = Path(my_cnf).expanduser() if my_cnf else None
+    # Go 0.14 reads the variable first, so a DSN beside an option file its user cannot read (a
+    # Debian unit's ARGS naming root's debian.cnf) is what it uses: so do we; a readable file wins.
+    if environ.get(DSN_VARIABLE) and (not my_cnf_given or path is None or not os.access(path, os.R_OK)):
+        return with_env_password(settings_from_dsn(environ[DSN_VARIABLE]), environ)
     if path is not None and path.exists():
         settings = settings_from_my_cnf(path, "client")
     else:
         if path is not None and my_cnf not in (None, "~/.my.cnf"):
             raise ConfigError(f"{path}: no such file")
+        if address is None and username is None:
+            # mysqld_exporter 0.14 exits here too, rather than serve mysql_up 0 for ever.
+            raise ConfigError(f"{path or '~/.my.cnf'}: no such file, and neither {DSN_VARIABLE} nor "
+                              "--mysqld.address/--mysqld.username names a server: give --config.my-cnf FILE")
         settings = ConnectionSettings(origin="flags")
     if settings.host is None and settings.socket is None:
         settings = apply_address(settings, address or "localhost:3306")
     if settings.user is None and username:
         settings = replace(settings, user=username)
-    return with_env_password(settings, environ)
+    return with_env_password(require_user(settings), environ)
 
 
 def without_certificate_check(settings: ConnectionSettings) -> ConnectionSettings:
@@ -103,10 +114,25 @@ def probe_settings(my_cnf: str, target: str, auth_module: str, environ: dict[str
     """Settings of /probe: ``[client.<name>]`` (inheriting ``[client]``) aimed at ``target``.
 
     Raises ProbeRefused, before any connection, when ``target`` may not receive that section's
-    credentials (agents/exporter/probe_access.py).
+    credentials (agents/exporter/probe_access.py), and ConfigError when ``auth_module`` names no
+    usable [client] or [client.NAME] section.  What either says goes to an unauthenticated client:
+    nothing of the option file; the log has the details.
     """
     auth_module = auth_module or "client"
-    section = settings_from_my_cnf(Path(my_cnf).expanduser(), auth_module)
+    unusable = ConfigError(f"auth_module {auth_module!r}: no such auth module ([client] or [client.NAME] section)")
+    if not is_auth_module(auth_module):
+        log.warning("/probe: auth_module %r refused: only [client] and [client.NAME] sections are auth modules",
+                    auth_module)
+        raise unusable
+    try:
+        section = require_user(settings_from_my_cnf(Path(my_cnf).expanduser(), auth_module))
+    except ConfigError as exc:
+        log.warning("/probe: auth_module %r: %s", auth_module, exc)
+        raise unusable from None
     requested = apply_address(section, target)
-    allowed.check(auth_module, section, requested)
+    try:
+        allowed.check(auth_module, section, requested)
+    except ProbeRefused as exc:
+        log.warning("/probe: %s", exc.detail)
+        raise
     return with_env_password(requested, environ)

@@ -20,6 +20,7 @@ import re
 from typing import NamedTuple
 
 from mysql_snmp.agents.exporter.metric_types import Metric, Sample
+from mysql_snmp.agents.served_text import label_value
 
 ALLOW_UTF8 = "allow-utf-8"
 UNDERSCORES = "underscores"
@@ -189,7 +190,8 @@ def go_float(value: float) -> str:
 
 
 def _labels(labels: dict[str, str], escaping: str) -> str:
-    return ",".join(f'{label_name(key, escaping)}="{quote_text(value)}"' for key, value in sorted(labels.items()))
+    return ",".join(f'{label_name(key, escaping)}="{quote_text(label_value(value))}"'
+                    for key, value in sorted(labels.items()))
 
 
 # ---------------------------------------------------------------- families

@@ -1,8 +1,9 @@
 """OpenNMS thresholds and the events for the MIB's notifications.
 
 - ``opennms/thresholds-mysql.xml``: thresholding groups (valid against OpenNMS's
-  thresholding.xsd) for the leak table (state leaking, suspect for half an hour, fast growth,
-  a forecast of less than a week until the memory limit), the replication channels (IO or
+  thresholding.xsd) for the leak table (state leaking, suspect for half an hour; fast growth and
+  a forecast of less than a week until the memory limit, both only while the series is suspect
+  or leaking, so a warm-up after a restart does not cross them), the replication channels (IO or
   SQL thread stopped, lag) and connection saturation; ``opennms/threshd-configuration.mysql-snmp.xml``
   the package that applies them to the SNMP service.
 - ``opennms/events/MYSQL-SERVER-MIB.events.xml``: one event per catalog notification,
@@ -61,9 +62,20 @@ def _expression(description: str, kind: str, columns: list[Collected], template:
     return _element("expression", description, kind, columns[0], ("expression", expression), value, rearm, trigger)
 
 
+# Every MIB object a threshold reads (the default data collection collects them).
+THRESHOLDED_OBJECTS = ("myLeakState", "myLeakGrowthBytesPerHour", "myLeakTimeToLimitSeconds", "myReplicaIoRunning",
+                       "myReplicaSqlRunning", "myReplicaSecondsBehindSource", "myThreadsConnected", "myMaxConnections")
+# What a rate or forecast expression reads while the series is ok (0): a server warming up
+# after a restart grows fast without leaking, and the detector keeps its state at ok through
+# the warm-up it recognises, so only a suspect or leaking series can cross these thresholds.
+WHILE_OK_RATE = 0
+WHILE_OK_DAYS = 10**6
+
+
 def threshold_groups(catalog: Catalog) -> dict[str, str]:
     """group name -> its threshold elements."""
-    c = by_snmp_name(catalog)
+    collected = by_snmp_name(catalog)
+    c = {name: collected[name] for name in THRESHOLDED_OBJECTS}
     state, rate, ttl = c["myLeakState"], c["myLeakGrowthBytesPerHour"], c["myLeakTimeToLimitSeconds"]
     io, sql, lag = c["myReplicaIoRunning"], c["myReplicaSqlRunning"], c["myReplicaSecondsBehindSource"]
     connected, limit = c["myThreadsConnected"], c["myMaxConnections"]
@@ -71,9 +83,10 @@ def threshold_groups(catalog: Catalog) -> dict[str, str]:
         "mysql-leak": (
             _threshold("leak detector state leaking (2)", "high", state, 1.5, 0.5, 1)
             + _threshold("leak detector state suspect (1) or worse for 6 polls", "high", state, 0.5, 0.25, 6)
-            + _threshold("series grows faster than 64 MiB/h", "high", rate, 64 * MIB, 16 * MIB, 2)
-            + _expression("memory limit reached within a week at the current rate (days)", "low", [ttl],
-                          "{0} / 86400", 7, 14, 2)
+            + _expression("suspect or leaking series grows faster than 64 MiB/h", "high", [rate, state],
+                          f"{{1}} >= 1 ? {{0}} : {WHILE_OK_RATE}", 64 * MIB, 16 * MIB, 2)
+            + _expression("suspect or leaking series reaches its memory limit within a week (days)", "low",
+                          [ttl, state], f"{{1}} >= 1 ? {{0}} / 86400 : {WHILE_OK_DAYS}", 7, 14, 2)
         ),
         "mysql-replication": (
             _threshold("replication IO thread stopped", "low", io, 0, 1, 1)

@@ -26,6 +26,13 @@ NODE_TYPE = "nodeSnmp"
 COLORS = ("1f77b4", "ff7f0e", "2ca02c", "d62728", "9467bd", "8c564b", "e377c2", "7f7f7f", "bcbd22",
           "17becf", "393b79", "ad494a", "637939", "843c39", "7b4173", "3182bd")
 LEAK_COLOR = "d62728"
+# Wide enough for the longest legend line (a leak state and growth rate after the size's
+# statistics); rrdtool's default 400x100 cuts it.
+WIDTH, HEIGHT = 640, 200
+# Words a name's capitals would otherwise split ("Inno DB", "AIO Log I Os"), and spellings
+# a name's camel case loses ("myInnodbTransactions").
+WHOLE_WORDS = ("InnoDB", "MyISAM", "IOs")
+SPELLINGS = {"Innodb": "InnoDB"}
 
 
 @dataclass(frozen=True)
@@ -39,9 +46,8 @@ class Report:
     # not lines of their own; the size's line turns red while the state is suspect or
     # leaking, and its legend ends with the last state and rate.
     leak: dict = field(default_factory=dict)
-    # Sizes orders of magnitude apart (a 1 MB dictionary beside 100 MB in total): each line
-    # keeps its shape on a logarithmic axis.
-    logarithmic: bool = False
+    # A fixed vertical range (a state 0..2), so a line at 0 is not drawn on the axis alone.
+    value_range: tuple[float, float] | None = None
 
 
 # The original's reports: ids, titles and data sources as it shipped them (duplicates removed;
@@ -103,18 +109,23 @@ LEGACY_REPORTS = (
 )
 
 NEW_REPORTS = (
-    Report("innodbmemory", "InnoDB Memory and Leak State", (
-        "myDictionaryCacheMemory", "myLeakDictionaryState", "myLeakDictionaryGrowthBytesPerHour",
-        "myAdaptiveHashMemory", "myLeakAdaptiveHashState", "myLeakAdaptiveHashGrowthBytesPerHour",
+    # One report per watched InnoDB memory size: sizes orders of magnitude apart (a 1 MB
+    # dictionary beside 100 MB in total) flatten each other on one linear axis, and Backshift
+    # (OpenNMS's default web graph engine) draws no logarithmic axis.
+    Report("innodbdictionarymemory", "InnoDB Dictionary Cache and Leak State", (
+        "myDictionaryCacheMemory", "myLeakDictionaryState", "myLeakDictionaryGrowthBytesPerHour"),
+           labels={"myDictionaryCacheMemory": "Dictionary cache"},
+           leak={"myDictionaryCacheMemory": ("myLeakDictionaryState", "myLeakDictionaryGrowthBytesPerHour")}),
+    Report("innodbadaptivehashmemory", "InnoDB Adaptive Hash Index Memory and Leak State", (
+        "myAdaptiveHashMemory", "myLeakAdaptiveHashState", "myLeakAdaptiveHashGrowthBytesPerHour"),
+           labels={"myAdaptiveHashMemory": "Adaptive hash index"},
+           leak={"myAdaptiveHashMemory": ("myLeakAdaptiveHashState", "myLeakAdaptiveHashGrowthBytesPerHour")}),
+    Report("innodbtotalmemory", "InnoDB Total Memory and Leak State", (
         "myTotalMemAlloc", "myLeakInnodbTotalState", "myLeakInnodbTotalGrowthBytesPerHour"),
-           labels={"myDictionaryCacheMemory": "Dictionary cache", "myAdaptiveHashMemory": "Adaptive hash index",
-                   "myTotalMemAlloc": "Total allocated"},
-           leak={"myDictionaryCacheMemory": ("myLeakDictionaryState", "myLeakDictionaryGrowthBytesPerHour"),
-                 "myAdaptiveHashMemory": ("myLeakAdaptiveHashState", "myLeakAdaptiveHashGrowthBytesPerHour"),
-                 "myTotalMemAlloc": ("myLeakInnodbTotalState", "myLeakInnodbTotalGrowthBytesPerHour")},
-           logarithmic=True),
+           labels={"myTotalMemAlloc": "Total allocated"},
+           leak={"myTotalMemAlloc": ("myLeakInnodbTotalState", "myLeakInnodbTotalGrowthBytesPerHour")}),
     Report("leakstate", "Memory Leak Detector State", ("myLeakState", "myLeakReasonCode"),
-           vertical_label="0 ok 1 suspect 2 leaking",
+           vertical_label="0 ok 1 suspect 2 leaking", value_range=(-0.1, 2.1),
            labels={"myLeakState": "State", "myLeakReasonCode": "Reason (1 tables, 2 unexplained)"}),
     Report("leakgrowth", "Memory Leak Growth Rate", ("myLeakGrowthBytesPerHour",), vertical_label="bytes per hour",
            labels={"myLeakGrowthBytesPerHour": "Growth"}),
@@ -144,10 +155,11 @@ NEW_REPORTS = (
            labels={"myHostLoad1": "1 minute", "myHostLoad5": "5 minutes", "myHostLoad15": "15 minutes"}),
     Report("hostcpu", "Host CPU Time", ("myHostCpuSeconds",), vertical_label="CPU seconds per second",
            labels={"myHostCpuSeconds": "CPU"}),
-    Report("hostmemory", "Host Memory and mysqld RSS", (
-        "myHostMemoryTotalBytes", "myHostMemoryAvailableBytes", "myProcessResidentMemoryBytes"),
-           labels={"myHostMemoryTotalBytes": "Host total", "myHostMemoryAvailableBytes": "Host available",
-                   "myProcessResidentMemoryBytes": "mysqld resident"}),
+    Report("hostmemory", "Host Memory", ("myHostMemoryTotalBytes", "myHostMemoryAvailableBytes"),
+           labels={"myHostMemoryTotalBytes": "Total", "myHostMemoryAvailableBytes": "Available"}),
+    # On its own axis: beside tens of GB of host memory a few hundred MB draw flat.
+    Report("mysqldmemory", "mysqld Resident Memory", ("myProcessResidentMemoryBytes",),
+           labels={"myProcessResidentMemoryBytes": "Resident"}),
     Report("mysqldcpu", "mysqld CPU", ("myProcessCpuUserSeconds", "myProcessCpuSystemSeconds"),
            vertical_label="CPU seconds per second",
            labels={"myProcessCpuUserSeconds": "User", "myProcessCpuSystemSeconds": "System"}),
@@ -161,7 +173,9 @@ class GraphError(ValueError):
 
 
 def _words(snmp_name: str) -> str:
-    return " ".join(re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", snmp_name.removeprefix("my")))
+    whole = "|".join(WHOLE_WORDS)
+    words = re.findall(rf"{whole}|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", snmp_name.removeprefix("my"))
+    return " ".join(SPELLINGS.get(word, word) for word in words)
 
 
 def resource_type(report: Report, columns: list[Collected]) -> str:
@@ -171,21 +185,35 @@ def resource_type(report: Report, columns: list[Collected]) -> str:
     return types.pop()
 
 
-def _vertical_label(report: Report, first: Collected) -> str:
+def _mixed(columns: list[Collected]) -> bool:
+    """Rates (counters) and levels (gauges) on one axis: each rate's legend says so."""
+    return len({c.rrd_type for c in columns}) > 1
+
+
+def _vertical_label(report: Report, columns: list[Collected]) -> str:
     if report.vertical_label:
         return report.vertical_label
-    unit = first.metric.unit or "count"
-    return f"{unit} per second" if first.rrd_type == "COUNTER" else unit
+    units = " / ".join(dict.fromkeys(c.metric.unit or "count" for c in columns))
+    return f"{units} per second" if all(c.rrd_type == "COUNTER" for c in columns) else units
+
+
+def _legend(report: Report, column: Collected, mixed: bool) -> str:
+    text = report.labels.get(column.snmp_name, _words(column.snmp_name))
+    return f"{text} per s" if mixed and column.rrd_type == "COUNTER" else text
 
 
 def _command(report: Report, columns: list[Collected]) -> list[str]:
-    lines = [f'--title="{report.title}"', f'--vertical-label="{_vertical_label(report, columns[0])}"']
-    if report.logarithmic:
-        lines.append("--logarithmic --units=si")
-    position = {c.snmp_name: i for i, c in enumerate(columns, start=1)}
     companions = {name for pair in report.leak.values() for name in pair}
+    plotted = [c for c in columns if c.snmp_name not in companions]
+    lines = [f'--title="{report.title}"', f'--vertical-label="{_vertical_label(report, plotted)}"',
+             f"--width={WIDTH} --height={HEIGHT}"]
+    if report.value_range:
+        low, high = report.value_range
+        lines.append(f"--lower-limit={low} --upper-limit={high} --rigid")
+    position = {c.snmp_name: i for i, c in enumerate(columns, start=1)}
     drawn = [(i, c) for i, c in enumerate(columns, start=1) if c.snmp_name not in companions]
-    width = max(len(report.labels.get(c.snmp_name, _words(c.snmp_name))) for _, c in drawn)
+    mixed = _mixed(plotted)
+    width = max(len(_legend(report, c, mixed)) for c in plotted)
     for line, (i, column) in enumerate(drawn):
         pair = report.leak.get(column.snmp_name)
         raw = f"raw{i}" if column.type == "TimeTicks" else f"v{i}"
@@ -196,7 +224,7 @@ def _command(report: Report, columns: list[Collected]) -> list[str]:
             lines.append(f"DEF:v{rate}={{rrd{rate}}}:{columns[rate - 1].alias}:AVERAGE")
         if column.type == "TimeTicks":  # hundredths of a second on the wire
             lines.append(f"CDEF:v{i}=raw{i},100,/")
-        label = report.labels.get(column.snmp_name, _words(column.snmp_name)).ljust(width)
+        label = _legend(report, column, mixed).ljust(width)
         lines.append(f'LINE2:v{i}#{COLORS[line % len(COLORS)]}:"{label}"')
         for name, function in (("avg", "AVERAGE"), ("min", "MINIMUM"), ("max", "MAXIMUM")):  # rrdgraph_rpn VDEF
             lines.append(f"VDEF:v{i}{name}=v{i},{function}")

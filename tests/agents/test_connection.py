@@ -16,7 +16,6 @@ from mysql_snmp.agents.connection import (
     MySQLUnavailable,
     add_connection_arguments,
     classify_error,
-    parse_option_file,
     resolve_settings,
     server_info_from_version,
     session_setup_statements,
@@ -113,12 +112,14 @@ def test_binary_file_is_one_clear_line_naming_it(tmp_path):
 
 def test_file_readable_by_others_is_warned(tmp_path, caplog):
     path = write_cnf(tmp_path, "[client]\nuser = u\n", mode=0o644)
-    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.connection"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.option_file"):
         settings_from_my_cnf(path)
-    assert any("readable by group or others" in r.getMessage() for r in caplog.records)
+    warned = [r.getMessage() for r in caplog.records if "readable by group or others" in r.getMessage()]
+    # The one command that works for the packaged units (they read it through LoadCredential=).
+    assert len(warned) == 1 and f"sudo chown root:root {path} && sudo chmod 0600 {path}" in warned[0]
     caplog.clear()
     path.chmod(0o600)
-    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.connection"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.option_file"):
         settings_from_my_cnf(path)
     assert not caplog.records
 
@@ -140,7 +141,7 @@ def test_flags_override_file_and_password_only_from_file_or_env(tmp_path):
 
 
 def test_socket_used_for_localhost_only(tmp_path):
-    path = write_cnf(tmp_path, "[client]\nsocket = /run/mysqld/mysqld.sock\n")
+    path = write_cnf(tmp_path, "[client]\nuser = m\nsocket = /run/mysqld/mysqld.sock\n")
     s = resolve_settings(path, environ={})
     assert s.uses_socket and s.target == "unix:/run/mysqld/mysqld.sock"
     assert s.pymysql_kwargs()["unix_socket"] == "/run/mysqld/mysqld.sock"
@@ -160,11 +161,6 @@ def test_ssl_modes(tmp_path):
     bad = write_cnf(tmp_path, "[client]\nssl-mode = sometimes\n", name="bad.cnf")
     with pytest.raises(ConfigError, match="ssl-mode"):
         settings_from_my_cnf(bad)
-
-
-def test_option_file_ignores_includes_and_bare_options():
-    sections = parse_option_file("!includedir /etc/mysql/conf.d/\n[client]\nskip-ssl\nuser=a\n")
-    assert sections == {"client": {"skip_ssl": None, "user": "a"}}
 
 
 @pytest.mark.parametrize(
@@ -246,3 +242,11 @@ def test_timeout_flags_must_be_positive(capsys, flag, value):
     err = capsys.readouterr().err
     assert flag in err and f"{value!r} is not a number of seconds greater than 0" in err
     assert parser.parse_args([flag, "2"]).__dict__[flag[2:].replace("-", "_")] == 2
+
+
+def test_an_error_without_a_server_code_reads_as_its_type_not_error_none():
+    assert str(classify_error(pymysql.err.OperationalError(1045, "Access denied"))) == "ERROR 1045: Access denied"
+    assert str(classify_error(RuntimeError("cryptography is required"))) == "RuntimeError: cryptography is required"
+    assert str(classify_error(pymysql.err.OperationalError("no code"))) == "OperationalError: no code"
+    encoding = classify_error(UnicodeEncodeError("latin-1", "pw€", 2, 3, "ordinal not in range(256)"))
+    assert str(encoding) == "UnicodeEncodeError: a setting cannot be converted to latin-1"

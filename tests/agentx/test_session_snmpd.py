@@ -78,7 +78,7 @@ def test_legacy_objects_one_by_one(snmpd, live_agent, mariadb):
 ABSENT_ON_MARIADB_1011 = {
     "myPendingAIOLogIOs", "myPendingAIOSyncIOs", "myPendingBufPoolFlushes", "myPendingChkpWrites",
     "myPendingIbufAIOReads", "myPendingLogFlushes", "myPendingLogWrites", "mySpinWaits", "mySpinRounds", "myOsWaits",
-    "myRowsInserted", "myRowsUpdated", "myRowsDeleted", "myRowsRead", "mySlaveLag", "myRelayLogSpace",
+    "myRowsInserted", "myRowsUpdated", "myRowsDeleted", "myRowsRead", "mySlaveLag",
     "myAdditionalPoolAlloc", "myHashIndexCellsUsed", "myIBufCellCount", "myIBufUsedCells", "myIBufFreeCells",
     "myPageHashMemory", "myFileSystemMemory", "myLockSystemMemory", "myRecoverySystemMemory", "myThreadHashMemory",
     # No wsrep provider: MariaDB still prints wsrep_ready OFF & co., which describe no cluster.

@@ -243,3 +243,35 @@ def test_a_row_scalar_serves_its_rows_value_first_present_wins():
     # No such row: absent, never 0.
     view = build_view(layout, snapshot({"process_resident_memory_bytes": (0, 0)}))
     assert view.get(state).type == VarType.NO_SUCH_INSTANCE
+
+
+def test_row_name_columns_serve_each_rows_index_as_text():
+    """OpenNMS names and labels a row after its name column (a 300-byte index OID is no file
+    name): every row of the table has one, "command / state" for two labels, and the
+    default replication channel (empty name) a non-empty one."""
+    from mysql_snmp.agents.snapshot import Snapshot
+
+    catalog = load_catalog()
+    layout = TreeLayout.from_catalog(catalog)
+    snap = Snapshot("db1", up=True)
+    dump = labels_of(command="Binlog Dump", state="master has sent all binlog to slave; waiting for more updates")
+    snap.add_series("processlist_threads", dump, 1)
+    snap.add_series("processlist_seconds", labels_of(command="Sleep", state=""), 30)
+    snap.add_series("replica_io_running", labels_of(channel=""), 1)
+    snap.add_series("replica_seconds_behind_source", labels_of(channel="eu"), 0)
+    view = build_view(layout, snap)
+
+    def name(column, labels):
+        metric = catalog.by_name(column)
+        table = catalog.tables[metric.snmp.table]
+        return view.get(table.oid + (1, metric.snmp.column) + encode_index(table, labels)).value
+
+    assert name("processlist_command_state_name", dump) == (
+        b"Binlog Dump / master has sent all binlog to slave; waiting for more updates")
+    assert name("processlist_command_state_name", labels_of(command="Sleep", state="")) == b"Sleep / "
+    assert name("replica_channel_name", labels_of(channel="")) == b"(default)"
+    assert name("replica_channel_name", labels_of(channel="eu")) == b"eu"
+    # No row of its own: a name column never invents a row the table does not have.
+    user = catalog.by_name("processlist_user_name")
+    column = catalog.tables["myProcesslistUserTable"].oid + (1, user.snmp.column)
+    assert not [oid for oid in view.oids if oid[:len(column)] == column]

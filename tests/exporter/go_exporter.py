@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import re
+import socket
 import subprocess
 import threading
+import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from mysql_snmp.agents.throwaway import free_loopback_port
 
@@ -66,3 +70,26 @@ def go_default_scrapers(my_cnf: Path, timeout: float = 10.0) -> set[str]:
         process.wait()
         process.stderr.close()
     return enabled
+
+
+@contextmanager
+def running_go_exporter(my_cnf: Path, *flags: str, timeout: float = 10.0) -> Iterator[int]:
+    """The Go exporter on a free loopback port (yielded) once it accepts connections, for
+    side-by-side comparisons on the wire; stopped on exit."""
+    port = free_loopback_port()
+    process = subprocess.Popen([GO_EXPORTER, f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}",
+                                *flags], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"{GO_EXPORTER} not listening (exit code {process.poll()})") from None
+                time.sleep(0.05)
+        yield port
+    finally:
+        process.terminate()
+        process.wait()

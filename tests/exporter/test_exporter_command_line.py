@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import subprocess
 import sys
 
@@ -62,6 +63,38 @@ def test_dsn_only_without_an_option_file_flag(tmp_path):
     from_file = default_settings(str(cnf), None, None, environ, my_cnf_given=True)
     assert (from_file.target, from_file.user) == ("127.0.0.1:3310", "cnfuser")
     assert parse().my_cnf_given is False and parse(f"--config.my-cnf={cnf}").my_cnf_given is True
+
+
+def test_dsn_beside_an_option_file_this_user_cannot_read_is_used_as_go_uses_it(tmp_path):
+    """Debian's unit runs mysqld_exporter as prometheus; ARGS may name a root-only file."""
+    environ = {"DATA_SOURCE_NAME": "dsnuser:pw@(10.1.2.3:3306)/"}
+    missing = tmp_path / "missing.cnf"
+    from_dsn = default_settings(str(missing), None, None, environ, my_cnf_given=True)
+    assert (from_dsn.target, from_dsn.user, from_dsn.origin) == ("10.1.2.3:3306", "dsnuser", "DATA_SOURCE_NAME")
+    if os.geteuid() != 0:  # root reads every file
+        unreadable = tmp_path / "root-only.cnf"
+        unreadable.write_text("[client]\nuser = cnfuser\n")
+        unreadable.chmod(0)
+        assert default_settings(str(unreadable), None, None, environ, my_cnf_given=True).user == "dsnuser"
+    # The control: without the variable, the same missing file is the one-line error it was.
+    with pytest.raises(ConfigError, match="no such file"):
+        default_settings(str(missing), None, None, {}, my_cnf_given=True)
+
+
+def test_no_option_file_and_nothing_naming_a_server_stops_at_start_as_go_does(tmp_path, monkeypatch):
+    """mysqld_exporter 0.14 exits 1 ("Error parsing my.cnf"); ours exits 2 with one line, rather
+    than serve mysql_up 0 for ever."""
+    monkeypatch.setenv("HOME", str(tmp_path))  # ~/.my.cnf does not exist
+    with pytest.raises(ConfigError, match=r"no such file, and neither DATA_SOURCE_NAME nor --mysqld.address"):
+        default_settings("~/.my.cnf", None, None, {}, my_cnf_given=False)
+    # A server named any other way is enough, as before.
+    assert default_settings("~/.my.cnf", "db1:3306", None, {}, my_cnf_given=False).target == "db1:3306"
+    assert default_settings("~/.my.cnf", None, "monitor", {}, my_cnf_given=False).user == "monitor"
+    go = "/usr/bin/prometheus-mysqld-exporter"
+    if os.path.exists(go):
+        answer = subprocess.run([go, "--web.listen-address=127.0.0.1:0"], capture_output=True, text=True, timeout=30,
+                                env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+        assert answer.returncode == 1 and "Error parsing my.cnf" in answer.stderr
 
 
 def test_password_of_a_dsn_is_never_in_the_settings_text():

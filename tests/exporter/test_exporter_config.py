@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import os
 import shutil
 import ssl
@@ -18,7 +19,8 @@ from mysql_snmp.agents.exporter import collectors
 from mysql_snmp.agents.exporter.flags import add_arguments, config_from_args, parse_listen_address
 from mysql_snmp.agents.exporter.probe_access import ProbeAllowList, ProbeRefused
 from mysql_snmp.agents.exporter.settings import apply_address, default_settings, probe_settings, without_certificate_check
-from mysql_snmp.agents.exporter.web_config import BasicAuthVerifier, WebConfigError, load_web_config, parse_web_config
+from mysql_snmp.agents.exporter.web_config import (BasicAuthVerifier, Verdict, WebConfigError, load_web_config,
+                                                   parse_web_config)
 from mysql_snmp.agents.sources.options import SourceOptions
 from tests.exporter.go_exporter import GO_EXPORTER, go_default_scrapers, go_flag_help, go_flags
 
@@ -310,6 +312,22 @@ def test_web_config_tls_and_users(tmp_path):
     assert config.headers == {"X-Frame-Options": "deny"}
 
 
+def test_web_config_cipher_suites_preference_and_an_inline_client_ca(tmp_path):
+    cert, _ = self_signed(tmp_path)
+    config = parse_web_config({"tls_server_config": {
+        "cert_file": "server.crt", "key_file": "server.key", "prefer_server_cipher_suites": False,
+        "cipher_suites": ["TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "TLS_AES_256_GCM_SHA384"],
+        "client_auth_type": "RequireAndVerifyClientCert", "client_ca": cert.read_text()}}, tmp_path)
+    context = config.tls.context()
+    assert {c["name"] for c in context.get_ciphers() if c["protocol"] == "TLSv1.2"} == {"ECDHE-RSA-AES256-GCM-SHA384"}
+    assert not context.options & ssl.OP_CIPHER_SERVER_PREFERENCE
+    assert context.get_ca_certs()[0]["subject"] == ((("commonName", "127.0.0.1"),),)
+    # TLS 1.3 suites only: no TLS 1.2 suite is left, so only TLS 1.3 can be agreed on (as in Go)
+    only13 = parse_web_config({"tls_server_config": {"cert_file": "server.crt", "key_file": "server.key",
+                                                     "cipher_suites": ["TLS_AES_128_GCM_SHA256"]}}, tmp_path)
+    assert only13.tls.context().minimum_version == ssl.TLSVersion.TLSv1_3
+
+
 @pytest.mark.parametrize("document, message", [
     ({"tls_server_config": {"cert_file": "a.crt"}}, "needs both"),
     ({"basic_auth_users": {"u": "plaintext"}}, "not a bcrypt hash"),
@@ -318,8 +336,34 @@ def test_web_config_tls_and_users(tmp_path):
     ({"basic_auth_users": {"u": "$2b$99$" + "a" * 53}}, "not a bcrypt hash"),
     ({"tls_config": {}}, r"^unknown field\(s\) tls_config \(did you mean tls_server_config\?\); known: "),
     ({"basic_auth_user": {}}, r"^unknown field\(s\) basic_auth_user \(did you mean basic_auth_users\?\)"),
-    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "client_ca": "c"}},
-     r"^tls_server_config: unknown field\(s\) client_ca \(did you mean client_ca_file\?\)"),
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "client_ca_files": "c"}},
+     r"^tls_server_config: unknown field\(s\) client_ca_files \(did you mean client_ca_file\?\)"),
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "client_ca": "c"}}, "client_ca must be PEM text"),
+    # Every exporter-toolkit key not implemented here stops the start: a dropped TLS setting is a hole.
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "cipher_suites": ["TLS_RSA_WITH_RC4_128_SHA"]}},
+     r"^tls_server_config.cipher_suites: unknown cipher suite\(s\) TLS_RSA_WITH_RC4_128_SHA"),
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "cipher_suites": "TLS_AES_128_GCM_SHA256"}},
+     "must be a list of cipher suite names"),
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "curve_preferences": ["X25519"]}},
+     r"^tls_server_config.curve_preferences is not supported here"),
+    ({"tls_server_config": {"cert": "PEM", "key_file": "b"}}, r"^tls_server_config.cert is not supported here"),
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "client_allowed_sans": ["prometheus"]}},
+     "client_allowed_sans needs client_auth_type RequireAnyClientCert or RequireAndVerifyClientCert"),
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "client_auth_type": "VerifyClientCertIfGiven",
+                            "client_ca_file": "ca", "client_allowed_sans": ["prometheus"]}},
+     "client_allowed_sans needs client_auth_type"),
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "client_auth_type": "RequireAndVerifyClientCert",
+                            "client_ca_file": "ca", "client_allowed_sans": []}}, "must be a list of names"),
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "client_ca_file": "ca"}},
+     "a client CA is given but client_auth_type asks for no client certificate"),
+    ({"tls_server_config": {"cert_file": "a", "key_file": "b", "prefer_server_cipher_suites": "yes"}},
+     "must be true or false"),
+    ({"rate_limit": {"burst": 1}}, r"^unknown field\(s\) rate_limit"),
+    ({"http_server_config": {"header": {}}}, r"^http_server_config: unknown field\(s\) header \(did you mean headers\?\)"),
+    ({"http_server_config": {"http2": True}}, "serves HTTP/1.1 only"),
+    ({"http_server_config": {"headers": {"Server": "x"}}}, "'Server' cannot be set"),
+    ({"http_server_config": {"headers": {"X-Frame-Options": "allow"}}}, "is not one of deny, sameorigin"),
+    ({"http_server_config": {"headers": {"Content-Security-Policy": "a\r\nSet-Cookie: x"}}}, "must be one line"),
     ({"tls_server_config": {"cert_file": "a", "key_file": "b", "min_version": "SSL3"}}, "min_version"),
     ({"tls_server_config": {"cert_file": "a", "key_file": "b", "client_auth_type": "RequireAndVerifyClientCert"}},
      "client_ca_file"),
@@ -336,16 +380,34 @@ def test_missing_certificate_fails_at_load(tmp_path):
         load_web_config(path)
 
 
-def test_basic_auth_verifier_caches_verdicts():
+def test_basic_auth_verifier_caches_successes_only():
     hashed = bcrypt.hashpw(b"right", bcrypt.gensalt(rounds=4)).decode()
     # Apache htpasswd and exporter-toolkit docs write $2y$ hashes.
     verifier = BasicAuthVerifier({"prom": hashed, "old": "$2y$" + hashed[4:]})
-    assert verifier.verify("prom", "right")
-    assert verifier.verify("old", "right")
-    assert not verifier.verify("prom", "wrong")
-    assert not verifier.verify("nobody", "right")
-    cached = verifier.cached_verdicts
-    assert verifier.verify("prom", "right") and verifier.cached_verdicts == cached
+    assert verifier.check(b"prom", b"right") is Verdict.ALLOWED
+    assert verifier.check(b"old", b"right") is Verdict.ALLOWED
+    assert verifier.cached_successes == 2
+    assert verifier.check(b"prom", b"wrong") is Verdict.REFUSED
+    assert verifier.check(b"nobody", b"right") is Verdict.REFUSED
+    assert verifier.cached_successes == 2  # wrong guesses never push a success out
+    assert verifier.check(b"prom", b"right") is Verdict.ALLOWED and verifier.cached_successes == 2
+
+
+def test_a_password_past_72_bytes_is_cut_there_for_every_user_alike():
+    # bcrypt reads 72 bytes; the module raises on longer ones, which once dropped the connection
+    # for an unknown user while a known one got its 401.
+    hashed = bcrypt.hashpw(b"p" * 72, bcrypt.gensalt(rounds=4)).decode()
+    verifier = BasicAuthVerifier({"prom": hashed})
+    assert verifier.check(b"prom", b"p" * 72 + b"tail") is Verdict.ALLOWED  # as Go's bcrypt and htpasswd
+    assert verifier.check(b"prom", b"q" * 100) is Verdict.REFUSED
+    assert verifier.check(b"nobody", b"q" * 100) is Verdict.REFUSED
+    assert verifier.check_header("Basic " + base64.b64encode(b"nobody:" + b"q" * 5000).decode()) is Verdict.REFUSED
+
+
+@pytest.mark.parametrize("header", ["Bearer abc", "Basic !!!", "Basic \u00e9t\u00e9", "Basic " + base64.b64encode(b"no-colon").decode()])
+def test_a_malformed_authorization_header_is_refused(header):
+    verifier = BasicAuthVerifier({"prom": bcrypt.hashpw(b"right", bcrypt.gensalt(rounds=4)).decode()})
+    assert verifier.check_header(header) is Verdict.REFUSED
 
 
 def test_a_listen_address_that_cannot_be_bound_closes_the_ones_already_bound():

@@ -31,7 +31,9 @@ RECORDING_MAIN = ("import atexit, sys\n"
 # importlib.metadata's zip and CSV readers for a version string.
 NEVER = ("pysnmp", "yaml", "asyncio", "difflib", "importlib.metadata", "zipfile", "csv",
          # prometheus_client (the tests' reference only; agents/exporter/metric_types.py)
-         "prometheus_client", "urllib.request", "wsgiref")
+         "prometheus_client", "urllib.request", "wsgiref",
+         # the stdlib's HTTP server and its header parser (agents/exporter/http_request.py reads requests)
+         "http.server", "http.client", "email")
 # OpenSSL, for a target on this host with nothing said about TLS (agents/tls_on_demand.py)
 OPENSSL = ("ssl", "_ssl", "cryptography")
 NEVER_OURS = ("mysql_snmp.agents.agentx", "mysql_snmp.agents.generate", "mysql_snmp.agents.commands.agentx",

@@ -71,7 +71,9 @@ def test_allow_list_defaults_to_the_sections_own_address():
     for host, port in (("db1.example.com", 3306), ("db2.example.com", 3307), ("127.0.0.1", 3307)):
         with pytest.raises(ProbeRefused) as refused:
             allowed.check("client.x", section, ConnectionSettings(host=host, port=port))
-        assert f"--exporter.probe-allowed-targets client.x={host}:{port}" in str(refused.value)
+        # The log says how to allow it; the answer, to a client not yet trusted, says nothing of the section.
+        assert f"--exporter.probe-allowed-targets client.x={host}:{port}" in refused.value.detail
+        assert str(refused.value) == f"target {host}:{port} is not allowed for auth_module client.x"
 
 
 def test_allow_list_patterns_per_auth_module():
@@ -106,7 +108,7 @@ def test_probe_of_an_unlisted_target_never_connects(tmp_path):
             for module in ("client", "client.other"):
                 status, body, _ = exporter.get(f"/probe?target=127.0.0.1:{phisher.port}&auth_module={module}")
                 assert status == 403, body
-                assert f"127.0.0.1:{phisher.port} is not allowed for auth_module {module}" in body
+                assert body == f"target 127.0.0.1:{phisher.port} is not allowed for auth_module {module}\n"
                 assert PASSWORD not in body
     assert phisher.connections == 0
 
@@ -122,3 +124,27 @@ def test_an_allowed_target_asking_for_clear_text_gets_no_password(tmp_path):
             assert PASSWORD not in scrape.text
     assert phisher.connections >= 1
     assert not phisher.sent_password(PASSWORD)
+
+
+def test_only_client_sections_are_auth_modules(mariadb, tmp_path, caplog):
+    # A DBA's my.cnf often holds root's credentials for the tools, at the server's own address.
+    cnf = _my_cnf(tmp_path, f"[client]\nhost = 127.0.0.1\nport = {mariadb.port}\nuser = m\npassword = {PASSWORD}\n"
+                            f"[mysqldump]\nhost = 127.0.0.1\nport = {mariadb.port}\nuser = root\npassword =\n"
+                            "[clientele]\nuser = root\n")
+    target = f"127.0.0.1:{mariadb.port}"
+    # The control: read as a section, [mysqldump] logs in as root there (what auth_module=mysqldump did).
+    control = MySQLConnection(settings_from_my_cnf(cnf, "mysqldump"))
+    try:
+        assert control.query("SELECT CURRENT_USER()").rows[0][0].startswith("root@")
+    finally:
+        control.close()
+    with running_exporter(f"--config.my-cnf={cnf}", "--no-collect.host", "--no-exporter.leak-detector") as exporter:
+        for module in ("mysqldump", "clientele", "client.", "client.absent", "MYSQLDUMP"):
+            status, body, _ = exporter.get(f"/probe?target={target}&auth_module={module}")
+            assert status == 400, body
+            # The same answer whether the section exists or not, and nothing of the file or its addresses.
+            assert body == f"auth_module {module!r}: no such auth module ([client] or [client.NAME] section)\n"
+    log_text = caplog.text
+    assert "auth_module 'mysqldump' refused: only [client] and [client.NAME] sections are auth modules" in log_text
+    assert f"auth_module 'client.absent': {cnf}: no [client.absent] section" in log_text
+    assert "Access denied" not in log_text and "root@" not in log_text

@@ -1,3 +1,4 @@
+from tests.agentx.conftest import private_snmpd  # noqa: F401  (the AgentX fault tests' own snmpd)
 from tests.faults.report import ROWS, format_table
 
 

@@ -6,6 +6,7 @@ Plain helpers (no fixtures), so the benchmarks import them too."""
 from __future__ import annotations
 
 import http.client
+import socket
 import subprocess
 import sys
 import time
@@ -68,8 +69,9 @@ class ExporterProcess:
         return stop_process(self.process)
 
 
-def start_exporter(my_cnf: Path, directory: Path, *flags: str) -> ExporterProcess:
-    """``mysql-snmp exporter`` on a free loopback port, once it answers; its leak history in ``directory``."""
+def start_exporter(my_cnf: Path, directory: Path, *flags: str, answers_plain_http: bool = True) -> ExporterProcess:
+    """``mysql-snmp exporter`` on a free loopback port, once it answers (once it accepts connections,
+    when its web config asks for TLS or a password); its leak history in ``directory``."""
     port = free_loopback_port()
     log = directory / "exporter.log"
     command = [sys.executable, "-m", "mysql_snmp.agents.cli", "exporter", f"--web.listen-address=127.0.0.1:{port}",
@@ -84,6 +86,9 @@ def start_exporter(my_cnf: Path, directory: Path, *flags: str) -> ExporterProces
         if process.poll() is not None:
             raise AssertionError(f"exporter exited with {process.returncode}: {exporter.log_text()[-2000:]}")
         try:
+            if not answers_plain_http:
+                socket.create_connection(("127.0.0.1", port), timeout=2).close()
+                return exporter
             if exporter.scrape("/", timeout=2).status == 200:
                 return exporter
         except OSError:

@@ -24,8 +24,8 @@ INNODB_TIMESTAMP_OID = format_oid(_CATALOG.by_name("innodb_monitor_timestamp_sec
 
 
 @contextmanager
-def own_mariadb(server_id: int) -> Iterator[ThrowawayMariaDB]:
-    server = ThrowawayMariaDB(server_id=server_id)
+def own_mariadb(server_id: int, extra_args: tuple[str, ...] = ()) -> Iterator[ThrowawayMariaDB]:
+    server = ThrowawayMariaDB(server_id=server_id, extra_args=extra_args)
     server.start()
     try:
         yield server

@@ -15,21 +15,25 @@ class FaultRow:
     agent: str
     observed: str
     recovery_seconds: float | None
+    go: str | None = None  # what mysqld_exporter did against the same fault, where it has the feature
 
 
 ROWS: list[FaultRow] = []
 
 
-def record_fault(fault: str, agent: str, observed: str, recovery_seconds: float | None = None) -> None:
+def record_fault(fault: str, agent: str, observed: str, recovery_seconds: float | None = None,
+                 go: str | None = None) -> None:
     """Add one row: the fault injected, the agent under test (exporter / agentx / both), what was observed,
-    and the seconds from the end of the fault to the first fresh, correct value (None: nothing to recover)."""
-    ROWS.append(FaultRow(fault, agent, observed, recovery_seconds))
+    the seconds from the end of the fault to the first fresh, correct value (None: nothing to recover),
+    and what Go's mysqld_exporter did in the same run (None: not run, or no such feature)."""
+    ROWS.append(FaultRow(fault, agent, observed, recovery_seconds, go))
 
 
 def format_table(rows: list[FaultRow]) -> list[str]:
-    headers = ("fault", "agent", "observed", "recovery")
+    headers = ("fault", "agent", "observed", "recovery", "mysqld_exporter")
     cells = [
-        (row.fault, row.agent, row.observed, "-" if row.recovery_seconds is None else f"{row.recovery_seconds:.1f} s")
+        (row.fault, row.agent, row.observed, "-" if row.recovery_seconds is None else f"{row.recovery_seconds:.1f} s",
+         row.go or "-")
         for row in rows
     ]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]

@@ -13,9 +13,9 @@ from mysql_snmp.agents.generate import opennms, opennms_collection, opennms_grap
 from tests.generate.opennms_properties import command_arguments, parse_properties, reports
 
 REPO = Path(__file__).resolve().parents[2]
-NEW_REPORTS = {"innodbmemory", "leakstate", "leakgrowth", "leakforecast", "innodbcheckpointlimit", "innodbhistorylist",
+NEW_REPORTS = {"innodbdictionarymemory", "innodbadaptivehashmemory", "innodbtotalmemory", "leakstate", "leakgrowth", "leakforecast", "innodbcheckpointlimit", "innodbhistorylist",
                "replicationlag", "replicationchannellag", "replicationchannelthreads", "innodbsemaphoreoswaits",
-               "bufferpoolpages", "hostload", "hostcpu", "hostmemory", "mysqldcpu"}
+               "bufferpoolpages", "hostload", "hostcpu", "hostmemory", "mysqldmemory", "mysqldcpu"}
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,27 @@ def test_resource_type_reports_use_their_type(graph_reports):
     assert types["leakstate"] == types["leakgrowth"] == types["leakforecast"] == "myLeakEntry"
     assert types["replicationchannellag"] == types["replicationchannelthreads"] == "myReplicationChannelEntry"
     assert types["hostcpu"] == "myHostCpuEntry"
-    assert types["innodbmemory"] == types["hostmemory"] == types["replicationlag"] == "nodeSnmp"
+    assert types["innodbdictionarymemory"] == types["hostmemory"] == types["replicationlag"] == "nodeSnmp"
+
+
+def test_every_report_sets_its_size_and_draws_on_a_linear_axis(graph_reports):
+    """rrdtool's default 400x100 cuts the longest legends; Backshift ignores --logarithmic."""
+    for rid, report in graph_reports.items():
+        arguments = command_arguments(report["command"], ["/f"] * len(report["columns"].split(",")), 1, 2)
+        assert f"--width={opennms_graphs.WIDTH}" in arguments and f"--height={opennms_graphs.HEIGHT}" in arguments, rid
+        assert not [a for a in arguments if a.startswith(("--logarithmic", "-o"))], rid
+
+
+def test_legends_and_vertical_labels_say_what_each_line_is(graph_reports):
+    text = (REPO / opennms_graphs.GRAPHS_PATH).read_text()
+    assert "Inno DB" not in text and "I Os" not in text and "My ISAM" not in text
+    assert '"Pending AIO Log IOs' in text and '"InnoDB Tables In Use' in text and '"InnoDB Transactions per s' in text
+    connections = graph_reports["mysql.mysqlconnections"]["command"]
+    # levels (gauges) and rates (counters) on one axis: the rates say so, the axis names the levels' unit
+    assert '--vertical-label="connections / threads"' in connections
+    assert '"Aborted Clients per s' in connections and '"Max Used Connections  "' in connections
+    files = graph_reports["mysql.mysqlfilesandtables"]["command"]
+    assert '--vertical-label="tables / files"' in files
 
 
 def test_thresholds_validate_and_use_collected_data_sources(shared_dir, collected):
@@ -100,3 +120,24 @@ def test_an_event_for_every_notification_of_the_mib():
         assert raised.get("alarm-type") == "1" and cleared.get("alarm-type") == "2"
         assert cleared.get("clear-key") == raised.get("reduction-key")
         assert "%parm[name-#1]%" in raised.get("reduction-key")  # per channel: the varbind's instance
+
+
+def _evaluate(expression: str, values: dict[str, float]) -> float:
+    """An OpenNMS (JEXL) threshold expression of the forms generated: a ternary over arithmetic."""
+    python = re.sub(r"^(.+?) \? (.+?) : (.+)$", r"(\2) if (\1) else (\3)", expression)
+    return eval(python, {"__builtins__": {}}, dict(values))  # noqa: S307 - our own generated text
+
+
+def test_leak_rate_and_forecast_thresholds_hold_off_while_the_series_is_ok():
+    """A warm-up after a restart grows fast (mysqld 265 -> 476 MB in its first hour) while the
+    detector keeps the series ok: neither threshold crosses then; both do once it is suspect."""
+    ns = {"t": "http://xmlns.opennms.org/xsd/config/thresholding"}
+    root = ET.parse(REPO / opennms.THRESHOLDS_PATH).getroot()
+    leak = next(g for g in root.findall("t:group", ns) if g.get("name") == "mysql-leak")
+    rate = next(e for e in leak.findall("t:expression", ns) if "64 MiB/h" in e.get("description"))
+    forecast = next(e for e in leak.findall("t:expression", ns) if "within a week" in e.get("description"))
+    warm_up = {"myLeakState": 0, "myLeakGrowthBph": 211 * 2**20, "myLeakTimeToLimit": 3 * 86400}
+    for state, crosses in ((0, False), (1, True), (2, True)):
+        values = {**warm_up, "myLeakState": state}
+        assert (_evaluate(rate.get("expression"), values) > float(rate.get("value"))) is crosses, state
+        assert (_evaluate(forecast.get("expression"), values) < float(forecast.get("value"))) is crosses, state

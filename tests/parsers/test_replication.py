@@ -205,7 +205,9 @@ def test_multi_channel_legacy_values():
 def test_not_a_replica():
     assert parse_replica_status([]) == []
     reading = replica_values([])
-    assert reading.values == {"replica_channels": 0, "replica_slave_running": 0, "replica_slave_stopped": 0}
+    # no relay log without a channel: 0 bytes is a fact; a lag would be made up
+    assert reading.values == {"replica_channels": 0, "replica_slave_running": 0, "replica_slave_stopped": 0,
+                              "replica_slave_relay_log_space_bytes": 0}
     assert reading.series == {}
 
 
