@@ -157,7 +157,8 @@ def build_agent(args, hooks=()) -> Agent:
         from mysql_snmp.agents.leak.setup import build_leak_detector, describe_watched
 
         try:
-            detector = build_leak_detector(collector.settings.target, args.leak_config, args.leak_state, agent="agentx")
+            detector = build_leak_detector(collector.settings.target, args.leak_config, args.leak_state, agent="agentx",
+                                           live=True)
         except ValueError:
             collector.close()
             raise

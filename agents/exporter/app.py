@@ -101,7 +101,7 @@ class ExporterApp:
 
         try:
             detector = build_leak_detector(target, self.config.leak_config, self.config.leak_state_file,
-                                           agent="exporter", catalog=self.catalog)
+                                           agent="exporter", catalog=self.catalog, live=True)
         except LeakConfigError as exc:
             raise ConfigError(str(exc)) from None
         log.info("leak detector watching %s", describe_watched(detector))

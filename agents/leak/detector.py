@@ -25,10 +25,13 @@ import os
 from typing import Any, Callable, Iterator, Mapping
 
 from mysql_snmp.agents.leak.assessment import REASONS
+from mysql_snmp.agents.leak.clock_steps import WallClockWatch, log_step
 from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig, load_leak_config
 from mysql_snmp.agents.leak.forecast import forecast, number
+from mysql_snmp.agents.leak.history_lock import HistoryInUse, HistoryLock
 from mysql_snmp.agents.leak.series_detector import LeakEvent, SeriesDetector
-from mysql_snmp.agents.leak.state_file import load_state, save_state, storable
+from mysql_snmp.agents.leak.server_identity import Identity, describe, same_server, server_identity, short_name
+from mysql_snmp.agents.leak.state_file import load_document, save_state, set_aside_path, storable
 from mysql_snmp.agents.snapshot import Labels, Snapshot, labels_of
 
 log = logging.getLogger(__name__)
@@ -44,13 +47,23 @@ def series_id(name: str, labels: Labels) -> str:
 
 
 class LeakDetector:
-    def __init__(self, config: LeakConfig | Mapping[str, Any] | None = None, state_path: str | os.PathLike | None = None):
+    def __init__(self, config: LeakConfig | Mapping[str, Any] | None = None, state_path: str | os.PathLike | None = None,
+                 lock: HistoryLock | None = None, monotonic: Callable[[], float] | None = None):
+        """``lock``: the state file's lock, already taken (agents/leak/history_lock.py); released by close().
+        ``monotonic``: a running agent's monotonic clock (time.monotonic), to tell a wall clock that
+        stepped forward from time that passed; None (replays, tests): snapshot times are taken as they come."""
         self.config = config if isinstance(config, LeakConfig) else load_leak_config(config)
         self.state_path = state_path if state_path is not None else self.config.state_file
         self.detectors: dict[str, SeriesDetector] = {}
         self.changes: list[LeakEvent] = []
         self.listeners: list[Callable[[LeakEvent], None]] = []
-        self._saved_state = load_state(self.state_path) if self.state_path else {}
+        self.lock = lock
+        self._lock_lost = False
+        self._clock_watch = WallClockWatch(monotonic) if monotonic is not None else None
+        saved = load_document(self.state_path) if self.state_path else None
+        self._saved_state = saved.series if saved else {}
+        # The server the history is of: from the file until the first snapshot says (server_identity.py).
+        self.server: Identity | None = saved.server if saved else None
         self._last_save: float | None = None
         self._save_failed = False
         self._over_limit_warned = False
@@ -60,21 +73,61 @@ class LeakDetector:
     def observe(self, snapshot: Snapshot) -> None:
         """Feed one snapshot; add the leak values to it; set ``changes`` to its state changes."""
         self.changes = []
+        jump = self._clock_watch.forward_step(snapshot.timestamp) if self._clock_watch else None
+        if jump is not None:
+            moved = [d for d in self.detectors.values() if d.move_forward(jump)]
+            log_step("forward", jump, snapshot.timestamp, len(moved))
         if snapshot.up:
+            self._check_server(snapshot)
+            stepped: list[SeriesDetector] = []
             for ident, series, value in self._watched(snapshot):
                 detector = self._detector(ident, series)
                 if detector is None:
                     continue
                 aux = number(snapshot.values.get(series.explained_by)) if series.explained_by else None
                 change = detector.feed(snapshot.timestamp, value, aux)
+                if detector.clock_step is not None:
+                    stepped.append(detector)
                 if change is not None:
                     self._record(detector, change, snapshot)
+            if stepped:
+                log_step("back", max(d.clock_step for d in stepped), snapshot.timestamp, len(stepped))
         for ident, detector in self.detectors.items():
             self._export(snapshot, ident, detector)
+        # A save time ahead of the snapshot is a clock that stepped back: waiting for it would not save for as long.
         if self.state_path and (
-            self._last_save is None or snapshot.timestamp - self._last_save >= self.config.save_every_seconds
+            self._last_save is None or not 0 <= snapshot.timestamp - self._last_save < self.config.save_every_seconds
         ):
             self.save(snapshot.timestamp)
+
+    def _check_server(self, snapshot: Snapshot) -> None:
+        """Keep the history only while it is this server's: a history measured on another
+        (a state file given to the wrong agent, an address now answered by another server) is
+        set aside, and detection starts afresh."""
+        current = server_identity(snapshot)
+        if self.server is not None and same_server(self.server, current) is False:
+            self._set_aside(current)
+            self.server = current
+            return
+        self.server = {**(self.server or {}), **current}
+
+    def _set_aside(self, current: Identity) -> None:
+        other = self.server or {}
+        where = "not kept"
+        if self.state_path:
+            aside = set_aside_path(self.state_path, short_name(other))
+            try:
+                os.replace(self.state_path, aside)
+                where = f"moved to {aside}"
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                where = f"cannot be moved to {aside}: {exc.strerror or exc}"
+        log.warning("leak history of %s is of another server, %s, not of %s (%s): starting without history",
+                    self.state_path or "this detector", describe(other), describe(current), where)
+        self._saved_state = {}
+        self.detectors = {}
+        self._over_limit_warned = False
 
     def _watched(self, snapshot: Snapshot) -> Iterator[tuple[str, SeriesConfig, float]]:
         for series in self.config.series:
@@ -155,7 +208,7 @@ class LeakDetector:
     # -- persistence -------------------------------------------------------------------
 
     def save(self, now: float) -> None:
-        if not self.state_path:
+        if not self.state_path or not self._may_write():
             return
         # Series not seen since the restart keep their history until it is older than the
         # baseline (a dropped instrument must not stay in the file for ever).
@@ -174,7 +227,7 @@ class LeakDetector:
             log.warning("leak history of %s holds a number that cannot be saved: restarting that series", ident)
             self.detectors[ident] = SeriesDetector(ident, detector.series, self.config)
         try:
-            save_state(self.state_path, state, now)
+            save_state(self.state_path, state, now, self.server)
             if self._save_failed:
                 log.warning("leak state file %s written again", self.state_path)
             self._save_failed = False
@@ -185,10 +238,27 @@ class LeakDetector:
             self._save_failed = True
         self._last_save = now
 
+    def _may_write(self) -> bool:
+        """Whether this detector may replace the state file: not while another agent holds its
+        lock (taken when the lock file could not be opened at this agent's start)."""
+        if self.lock is None:
+            return True
+        try:
+            self.lock.acquire()
+        except HistoryInUse as exc:
+            if not self._lock_lost:
+                log.warning("%s: this agent's history is not saved", exc)
+            self._lock_lost = True
+            return False
+        self._lock_lost = False
+        return True
+
     def close(self) -> None:
         if self._last_save is not None or self.detectors:
             last_times = [d.history.last_time for d in self.detectors.values() if d.history.last_time]
             self.save(max(last_times) if last_times else 0.0)
+        if self.lock is not None:
+            self.lock.release()
 
 
 def _last_time(saved: Any) -> float | None:

@@ -129,6 +129,36 @@ class SeriesHistory:
         self._pending_values = []
         self._pending_aux = []
 
+    def move_before(self, t: float) -> float:
+        """Move the whole history back in time so that it ends just before ``t``; returns the
+        shift of the bins (seconds, negative).
+
+        For a wall clock that stepped back past the last sample (``t`` before ``last_time``):
+        the history keeps its shape and the samples from ``t`` on carry on from it.  Bins move
+        by whole bins, buckets by whole buckets (at least as far), so both stay on their grid
+        and the next sample's bin and bucket come after them.
+        """
+        if self.last_time is None:
+            return 0.0
+        shift = -(math.floor((self.last_time - t) / self.bin_seconds) + 1) * self.bin_seconds
+        self.move_by(shift)
+        return shift
+
+    def move_by(self, shift: float) -> None:
+        """Move the whole history by ``shift`` seconds, a whole number of bins (either way); buckets
+        by whole buckets, no further forward and no less far back, so they stay on their grid, in
+        order, and before the next sample."""
+        bucket_shift = math.floor(shift / self.bucket_seconds) * self.bucket_seconds
+        self.bins = deque(Bin(b.start + shift, b.value, b.aux) for b in self.bins)
+        for bucket in self.buckets:
+            bucket.start += bucket_shift
+        if self.last_time is not None:
+            self.last_time += shift
+        if self._pending_start is not None:
+            self._pending_start += shift
+        self._groups.clear()
+        self._baseline_cache.clear()
+
     def _close_pending(self) -> Bin:
         aux = median(self._pending_aux) if len(self._pending_aux) == len(self._pending_values) else None
         closed = Bin(self._pending_start, median(self._pending_values), aux)

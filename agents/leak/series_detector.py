@@ -21,6 +21,7 @@ command share it; it knows nothing about snapshots.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,23 +104,51 @@ class SeriesDetector:
         self.last: Assessment | None = None
         self.leak_fit: LeakRate | None = None  # while leaking: the rate over the leak's span
         self.reason = REASON_NONE
+        self.clock_step: float | None = None  # how far the clock went back before the last sample
 
     def feed(self, t: float, value: float, aux: float | None = None) -> tuple[int, int] | None:
         """Add one sample; returns (old, new) when the state changed.
 
-        A sample not after the previous one is ignored (logged): agents may deliver a
-        snapshot twice, and history must stay in time order.
+        A sample at the time of the previous one is ignored (logged): agents may deliver a
+        snapshot twice.  A sample before it means the wall clock stepped back (NTP correcting
+        a clock that ran ahead, a restored VM, a history saved by a clock a day ahead): waiting
+        for the clock to pass the history would ignore every sample that long while serving
+        "ok", so the history moves back to end just before this sample and detection goes on;
+        ``clock_step`` says by how much the clock went back (None: it did not).
         """
         last = self.history.last_time
-        if last is not None and t <= last:
-            log.debug("%s: sample at %s not after %s, ignored", self.series_id, t, last)
+        self.clock_step = None
+        if last is not None and t == last:
+            log.debug("%s: sample at %s repeats the previous one, ignored", self.series_id, t)
             return None
+        if last is not None and t < last:
+            self.clock_step = last - t
+            self._move_times(self.history.move_before(t))
+            last = self.history.last_time
         if last is not None and t - last > self.config.max_gap_seconds:
             log.info("%s: %.0f s without samples, trend windows restart", self.series_id, t - last)
             self.history.restart_trend()
         if self.history.add(t, value, aux) is None:
             return None
         return self._evaluate(t)
+
+    def move_forward(self, seconds: float) -> float:
+        """After the wall clock stepped forward by ``seconds`` (LeakDetector tells a step from
+        time that passed by the monotonic clock): the history moves with it, by whole bins, so the
+        step is not taken for hours without samples, nor ages the baseline out.  Returns the shift."""
+        if self.history.last_time is None:
+            return 0.0
+        shift = math.floor(seconds / self.config.bin_seconds) * self.config.bin_seconds
+        self.history.move_by(shift)
+        self._move_times(shift)
+        return shift
+
+    def _move_times(self, shift: float) -> None:
+        """Move the state machine's times with its history (see feed())."""
+        for name in ("since", "last_suspicious", "peak_time", "stopped_until"):
+            value = getattr(self, name)
+            if value is not None:
+                setattr(self, name, value + shift)
 
     def _evaluate(self, now: float) -> tuple[int, int] | None:
         assessment = assess(self.history, self.series, self.config, now)

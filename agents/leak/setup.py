@@ -11,6 +11,9 @@ kept, first match wins:
    the same one -- never share (and overwrite) each other's history.  Releases before
    this kept ``leak-state.<target>.json`` for both agents: when an agent's own file does
    not exist yet, it starts from a copy of that shared file, so no history is lost.
+
+A running agent holds the file's lock (agents/leak/history_lock.py): a second agent given
+the same file refuses to start, naming the first.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -30,6 +34,7 @@ from mysql_snmp.agents.leak.config import (
     load_leak_config,
 )
 from mysql_snmp.agents.leak.detector import LeakDetector
+from mysql_snmp.agents.leak.history_lock import HistoryLock
 from mysql_snmp.agents.leak.state_file import state_path_for_target
 from mysql_snmp.agents.names import did_you_mean
 from mysql_snmp.agents.yaml_errors import describe_load_error
@@ -106,10 +111,12 @@ def state_path(section: Mapping[str, Any] | None, config: LeakConfig, target: st
 
 def build_leak_detector(target: str, config_file: str | os.PathLike | None = None,
                         state_file: str | os.PathLike | None = None, *, agent: str,
-                        catalog: Catalog | None = None) -> LeakDetector:
+                        catalog: Catalog | None = None, live: bool = False) -> LeakDetector:
     """The detector of one target for ``agent`` (exporter or agentx); raises LeakConfigError
     (naming the file) on a bad config.  Series names are checked against ``catalog`` (the
-    agent's own; the packaged one when None)."""
+    agent's own; the packaged one when None).  ``live``: the detector of a running agent: it
+    holds the state file's lock for its life (raises HistoryInUse, naming the holder, when
+    another process holds it) and tells clock steps forward by the monotonic clock."""
     section = read_leak_section(config_file)
     try:
         config = load_leak_config(section)
@@ -117,9 +124,13 @@ def build_leak_detector(target: str, config_file: str | os.PathLike | None = Non
     except LeakConfigError as exc:
         raise LeakConfigError(f"{config_file}: {exc}") from None
     path = state_path(section, config, target, state_file, agent)
+    history_lock = None
+    if live and path is not None:
+        history_lock = HistoryLock(path, f"mysql-snmp {agent} monitoring {target}")
+        history_lock.acquire()
     if path is not None and path == default_state_path(agent, target):
         adopt_shared_history(path, target)
-    return LeakDetector(config, state_path=path)
+    return LeakDetector(config, state_path=path, lock=history_lock, monotonic=time.monotonic if live else None)
 
 
 def check_series_names(config: LeakConfig, catalog: Catalog | None = None) -> None:

@@ -13,9 +13,11 @@ import math
 import os
 import re
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mysql_snmp.agents.leak.server_identity import Identity, checked_identity
 from mysql_snmp.agents.textfile import read_regular_text
 
 log = logging.getLogger(__name__)
@@ -27,8 +29,18 @@ def state_path_for_target(base: str | os.PathLike, target: str) -> Path:
     """One state file per monitored target (the exporter's multi-target mode):
     ``leak-state.json`` + ``db1:3306`` -> ``leak-state.db1_3306.json``."""
     base = Path(base)
-    slug = re.sub(r"[^A-Za-z0-9.-]+", "_", target).strip("_.") or "default"
-    return base.with_name(f"{base.stem}.{slug}{base.suffix}")
+    return base.with_name(f"{base.stem}.{_slug(target)}{base.suffix}")
+
+
+def set_aside_path(path: str | os.PathLike, server: str) -> Path:
+    """Where the history of another server found in ``path`` is kept:
+    ``leak-state.json`` + ``db2:3306`` -> ``leak-state.other-server.db2_3306.json``."""
+    path = Path(path)
+    return state_path_for_target(path.with_name(f"{path.stem}.other-server{path.suffix}"), server)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.-]+", "_", text).strip("_.")[:100] or "default"
 
 
 # The largest file a detector writes is well under 2 MiB (max_series x a week of 15-min
@@ -80,8 +92,19 @@ def storable(value: Any, depth: int = 0) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class StateDocument:
+    series: dict[str, Any]  # per watched series: its detector's to_dict()
+    server: Identity | None = None  # the server it was measured on (None: not recorded)
+
+
 def parse_state(text: str) -> dict[str, Any]:
     """The per-series mapping of a state file's text; raises StateFileError (or ValueError) when unusable."""
+    return parse_document(text).series
+
+
+def parse_document(text: str) -> StateDocument:
+    """A state file's text; raises StateFileError (or ValueError) when unusable."""
     try:
         document = json.loads(text, parse_float=_number, parse_int=_number, parse_constant=_no_constant)
     except RecursionError:
@@ -92,11 +115,22 @@ def parse_state(text: str) -> dict[str, Any]:
     if not isinstance(series, dict):
         raise StateFileError("no series mapping")
     _check_depth(series)
-    return series
+    server = document.get("server")
+    if server is not None:
+        try:
+            server = checked_identity(server)
+        except ValueError as exc:
+            raise StateFileError(str(exc)) from None
+    return StateDocument(series, server)
 
 
 def load_state(path: str | os.PathLike) -> dict[str, Any]:
-    """The per-series state mapping saved by save_state(); {} (with a warning) when unusable.
+    """The per-series state mapping saved by save_state(); {} (with a warning) when unusable."""
+    return load_document(path).series
+
+
+def load_document(path: str | os.PathLike) -> StateDocument:
+    """What save_state() wrote; no series (with a warning) when unusable.
 
     Whatever is at the path (missing, unreadable, not a regular file, huge, binary, malformed
     or hostile JSON, NaN or out-of-range numbers) costs a warning and a fresh start, never a
@@ -104,7 +138,7 @@ def load_state(path: str | os.PathLike) -> dict[str, Any]:
     """
     path = Path(path)
     try:
-        return parse_state(read_regular_text(path, MAX_STATE_BYTES))
+        return parse_document(read_regular_text(path, MAX_STATE_BYTES))
     except FileNotFoundError:
         log.info("leak state file %s does not exist yet: starting without history", path)
     except OSError as exc:
@@ -112,14 +146,20 @@ def load_state(path: str | os.PathLike) -> dict[str, Any]:
                     exc.strerror or exc)
     except ValueError as exc:  # UnusableFile, StateFileError, JSONDecodeError, int() of too many digits
         log.warning("leak state file %s is unusable (%s): starting without history", path, exc)
-    return {}
+    return StateDocument({})
 
 
-def save_state(path: str | os.PathLike, series: dict[str, Any], saved_at: float) -> None:
-    """Replace the file atomically; raises OSError when the directory is not writable."""
+def save_state(path: str | os.PathLike, series: dict[str, Any], saved_at: float,
+               server: Identity | None = None) -> None:
+    """Replace the file atomically; raises OSError when the directory is not writable.
+
+    ``server`` is an optional key of format 1: a file without it (older releases) still loads,
+    and older releases load a file with it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     document = {"version": FORMAT_VERSION, "saved_at": saved_at, "series": series}
+    if server:
+        document["server"] = server
     fd, tmp_name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w") as tmp:

@@ -99,15 +99,17 @@ def test_rss_leak_forecast_is_within_25_percent():
     assert abs(seconds / truth - 1) < 0.25
 
 
-def test_samples_out_of_order_are_ignored_and_long_gaps_restart_the_windows():
+def test_a_repeated_sample_is_ignored_an_earlier_one_moves_the_history_back_and_long_gaps_restart_the_windows():
     detector = SeriesDetector("x", series_config("innodb_mem_dictionary_bytes"), LeakConfig(state_file=None))
     detector.feed(100.0, 1e6)
-    assert detector.feed(50.0, 9e9) is None
-    assert detector.history.last_time == 100.0
+    assert detector.feed(100.0, 9e9) is None  # the same snapshot delivered twice
+    assert detector.history.last_time == 100.0 and detector.clock_step is None
+    detector.feed(50.0, 1e6)  # the clock stepped back (tests/leak/test_clock_step.py)
+    assert detector.clock_step == 50.0 and detector.history.last_time == 50.0
     for i in range(1, 200):
-        detector.feed(100.0 + 15 * i, 1e6)
+        detector.feed(50.0 + 15 * i, 1e6)
     assert len(detector.history.bins) > 40
-    detector.feed(100.0 + 15 * 200 + 7200, 1e6)  # two hours later
+    detector.feed(50.0 + 15 * 200 + 7200, 1e6)  # two hours later
     assert len(detector.history.bins) == 0
     assert detector.state in (OK, SUSPECT)
 
