@@ -323,6 +323,7 @@ def server_info_from_version(version: str, comment: str = "") -> ServerInfo:
 # Server error codes grouped by what the collector does about them.
 PRIVILEGE_ERRORS = frozenset({1044, 1045, 1142, 1143, 1227, 1370})
 TIMEOUT_ERRORS = frozenset({1205, 1969, 3024})  # lock wait, MariaDB max_statement_time, MySQL max_execution_time
+QUERY_INTERRUPTED = 1317  # KILL QUERY (the exporter's own, at a scrape deadline)
 # 1286: unknown storage engine (SHOW ENGINE TOKUDB STATUS where TokuDB is not built in).
 UNSUPPORTED_ERRORS = frozenset({1064, 1109, 1146, 1193, 1054, 1286})
 CONNECTION_ERRORS = frozenset({2002, 2003, 2006, 2013, 2014, 2055, 1053, 1927})
@@ -450,6 +451,9 @@ class MySQLConnection:
         # Sessions opened so far: a new session sees grants given since the last one.
         self.sessions = 0
         self.last_error: str | None = None
+        # Seconds the next statements sent alone (not pipelined) may run, when shorter than the
+        # session's statement_timeout: a collector's per-source budget (None: the session limit).
+        self.statement_limit: float | None = None
 
     @property
     def connected(self) -> bool:
@@ -538,11 +542,12 @@ class MySQLConnection:
         log.debug("connected to %s: %s %s", self.settings.target, self.server.flavour, self.server.version_string)
         return self.server
 
-    def _run(self, statement: str) -> QueryResult:
+    def _run(self, statement: str, sent: str | None = None) -> QueryResult:
+        """Run ``statement`` (as ``sent``, when that is a rewritten form of it)."""
         self.statements += 1
         try:
             with self._conn.cursor() as cursor:
-                cursor.execute(statement)
+                cursor.execute(sent or statement)
                 columns = tuple(d[0] for d in cursor.description or ())
                 rows = list(cursor.fetchall())
         except Exception as exc:
@@ -571,9 +576,9 @@ class MySQLConnection:
                     self.last_error = str(answer.error)
                 raise answer.error
             return answer.result
-        self.ensure_connected()
+        server = self.ensure_connected()
         try:
-            return self._run(statement)
+            return self._run(statement, limited_statement(server, statement, self.statement_limit))
         except MySQLUnavailable as exc:
             self.last_error = str(exc)
             raise
@@ -659,6 +664,19 @@ class MySQLConnection:
     def close(self) -> None:
         self.discard_pipelined()
         self._drop()
+
+
+def limited_statement(server: ServerInfo, statement: str, seconds: float | None) -> str | None:
+    """``statement`` bounded by the server to ``seconds`` (None: no limit, or none this server takes
+    per statement).  MariaDB bounds any statement (SET STATEMENT ... FOR), MySQL 5.7.8+ a SELECT (hint)."""
+    if seconds is None:
+        return None
+    seconds = max(0.001, seconds)
+    if server.flavour == "mariadb":
+        return f"SET STATEMENT max_statement_time = {seconds:.3f} FOR {statement}" if server.version >= (10, 1, 2) else None
+    if server.version >= (5, 7, 8) and statement[:7].upper() == "SELECT ":
+        return f"SELECT /*+ MAX_EXECUTION_TIME({max(1, int(seconds * 1000))}) */ {statement[7:]}"
+    return None
 
 
 # mysqld_exporter's --exporter.log_slow_filter: keep the scrapes' temporary tables and sorts on
