@@ -217,6 +217,8 @@ class Target:
         own_thread = getattr(getattr(self.collector, "connection", None), "thread_id", None)
         record = CollectionRecord(snapshot, collectors, self._clock(), own_thread)
         self._account(record)
+        if self.min_interval <= 0:
+            return record  # never served again: kept, a big collection would stay in memory until the next
         with self._lock:
             self._last[sources] = record
             self._last.move_to_end(sources)
