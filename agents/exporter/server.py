@@ -159,8 +159,9 @@ class ExporterRequestHandler(BaseHTTPRequestHandler):
         body, content_type = self.app.scrape(target, requested, self.headers.get(SCRAPE_TIMEOUT_HEADER),
                                              self.headers.get("Accept"), compressed)
         self._send(200, body, content_type, {"Content-Encoding": "gzip"} if compressed else {})
+        size = len(body)
         del body  # freed before the trim, not after it
-        release_free_memory()
+        release_free_memory(size)
 
 
 class _Server(ThreadingHTTPServer):

@@ -85,6 +85,10 @@ HEAVY = (
     ("perf_schema.file_instances", ()),
 )
 STARVATION = ("info_schema.tables", "auto_increment.columns", "info_schema.tablestats")
+# What each of those serves (both exporters name them alike): served when any such series is.
+SERIES_PREFIXES = {"info_schema.tables": ("mysql_info_schema_table_rows", "mysql_info_schema_table_size"),
+                   "auto_increment.columns": ("mysql_info_schema_auto_increment_column",),
+                   "info_schema.tablestats": ("mysql_info_schema_table_statistics_",)}
 BIG_SCRAPE = ("perf_schema.eventsstatements", "perf_schema.tableiowaits", "perf_schema.indexiowaits",
               "perf_schema.tablelocks", "perf_schema.file_instances")
 # Go's default collectors, off, so each run measures the heavy collector alone (ours: the same, and host).
@@ -141,10 +145,17 @@ def run_batched(server: ThrowawayMariaDB, statements: list[str], autocommit: boo
         conn.close()
 
 
+def fresh_user(server: ThrowawayMariaDB, directory: Path, name: str) -> Path:
+    """make_user's account, on a datadir that may keep the one of an earlier run."""
+    server.execute(f"DROP USER IF EXISTS '{name}'@'127.0.0.1'")
+    return make_user(server, directory, name)
+
+
 def open_idle_connections(server: ThrowawayMariaDB, count: int) -> list:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, count + 1024)), hard))
-    return [server.connect() for _ in range(count)]
+    # No TLS: pymysql would build a TLS context (the CA store, ~0.8 MB and 20 ms) for each.
+    return [server.connect(ssl_disabled=True) for _ in range(count)]
 
 
 # --------------------------------------------------------------------------- the exporters
@@ -156,10 +167,10 @@ class RssSampler(threading.Thread):
         super().__init__(daemon=True)
         self.process = psutil.Process(pid)
         self.peak = 0.0
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def run(self) -> None:
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             try:
                 self.peak = max(self.peak, self.process.memory_info().rss / 1e6)
             except psutil.Error:
@@ -167,7 +178,7 @@ class RssSampler(threading.Thread):
             time.sleep(0.02)
 
     def stop(self) -> float:
-        self._stop.set()
+        self._halt.set()
         self.join()
         return self.peak
 
@@ -181,6 +192,7 @@ class Exporter:
     series: int = 0
     failed: list[str] = field(default_factory=list)
     errors: dict = field(default_factory=dict)
+    served: dict = field(default_factory=dict)
 
     def start(self) -> None:
         self.process = subprocess.Popen(self.command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -210,7 +222,10 @@ class Exporter:
     def scrape(self, timeout: float) -> None:
         took, body = self.get("/metrics", timeout)
         self.latencies.append(took)
-        self.series = sum(1 for line in body.splitlines() if line and not line.startswith("#"))
+        lines = [line for line in body.splitlines() if line and not line.startswith("#")]
+        self.series = len(lines)
+        self.served = {name: sum(1 for line in lines if line.startswith(prefixes))
+                       for name, prefixes in SERIES_PREFIXES.items()}
         self.failed = sorted(re.findall(r'^mysql_exporter_collector_success\{collector="([^"]+)"\} 0', body, re.M))
         self.errors = {(c, r): float(v) for c, r, v in re.findall(
             r'^mysql_exporter_scrape_errors_total\{collector="([^"]+)",reason="([^"]+)"\} (\S+)', body, re.M)}
@@ -244,6 +259,7 @@ class Measured:
     start_mb: float
     failed: list[str]
     errors: dict
+    served: dict
 
 
 def measure_pair(users: dict[str, Path], collectors: tuple[str, ...], extra: tuple[str, ...], scrapes: int,
@@ -270,7 +286,7 @@ def measure_pair(users: dict[str, Path], collectors: tuple[str, ...], extra: tup
         peaks = {name: s.stop() for name, s in samplers.items()}
         time.sleep(settle)
         return {name: Measured(statistics.median(e.latencies) * 1000, cpu[name], e.series, peaks[name], after[name],
-                               e.rss(), start_rss[name], e.failed, e.errors)
+                               e.rss(), start_rss[name], e.failed, e.errors, e.served)
                 for name, e in exporters.items()}
     finally:
         for exporter in started:
@@ -280,11 +296,14 @@ def measure_pair(users: dict[str, Path], collectors: tuple[str, ...], extra: tup
 def print_row(label: str, result: dict[str, Measured]) -> None:
     go, ours = result["go"], result["ours"]
     print(f"{label:32}{ours.median_ms:9.0f}{go.median_ms:9.0f}{ours.median_ms / go.median_ms:7.2f}x"
-          f"{ours.cpu_ms:9.0f}{go.cpu_ms:9.0f}{ours.cpu_ms / max(go.cpu_ms, 1e-9):7.2f}x"
+          f"{ours.cpu_ms:9.0f}{go.cpu_ms:9.0f}"
+          f"{f'{ours.cpu_ms / go.cpu_ms:7.2f}x' if go.cpu_ms >= 1 else '      -':8}"
           f"{ours.series:9d}{go.series:9d}"
           f"{ours.peak_mb:8.0f}/{ours.steady_mb:<5.0f}{go.peak_mb:8.0f}/{go.steady_mb:<5.0f}", flush=True)
     for name, measured in result.items():
-        if measured.failed:
+        if label.startswith("3 table"):
+            print(f"{'':32}{name} series served: {measured.served}; errors {measured.errors}", flush=True)
+        elif measured.failed:
             print(f"{'':32}{name} failed: {', '.join(measured.failed)}; errors {measured.errors}", flush=True)
 
 
@@ -294,7 +313,7 @@ def probe_run(server: ThrowawayMariaDB, directory: Path, targets: int, interval:
               timeout: float) -> None:
     """``targets`` /probe targets (one auth module each: a target each, as 300 servers would be), each
     probed once per ``interval`` for ``seconds``, spread evenly; the exporter pinned to one core."""
-    my_cnf = make_user(server, directory, "bench_probe")
+    my_cnf = fresh_user(server, directory, "bench_probe")
     body = my_cnf.read_text()
     sections = "".join(f"\n[client.m{n:04d}]\n" + body.split("\n", 1)[1] for n in range(targets))
     my_cnf.write_text(body + sections)
@@ -379,7 +398,7 @@ def main() -> int:
         idle = open_idle_connections(server, args.connections)
         with tempfile.TemporaryDirectory() as tmp:
             directory = Path(tmp)
-            users = {"go": make_user(server, directory, "scale_go"), "ours": make_user(server, directory, "scale_ours")}
+            users = {"go": fresh_user(server, directory, "scale_go"), "ours": fresh_user(server, directory, "scale_ours")}
             print(f"{args.tables} tables, {args.digests} digests, {len(idle)} idle connections, {args.users} users; "
                   f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}", flush=True)
             print(f"{'collector':32}{'ours ms':>9}{'Go ms':>9}{'':>8}{'ours CPU':>9}{'Go CPU':>9}{'':>8}"
