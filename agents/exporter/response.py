@@ -35,6 +35,7 @@ import zlib
 from collections import OrderedDict
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from typing import Callable
 
 from mysql_snmp.agents.exporter.encoding import Negotiated, encode_as
 
@@ -54,7 +55,7 @@ def _deflate(data: bytes, final: bool) -> bytes:
 class EncodedPart:
     """Families of one collection, encoded in one content type: never the end of a body."""
 
-    owner: weakref.ref  # to the CollectionRecord: a part never keeps its (possibly huge) collection alive
+    owner: Callable[[], object]  # weak reference to the CollectionRecord: a part never keeps its (possibly huge) collection alive
     body: bytes
     revision: object = None  # what else the part was built from (the collection head's counters version)
     _gzip: tuple[bytes, int] | None = field(default=None, repr=False)
@@ -67,6 +68,15 @@ class EncodedPart:
             if self._gzip is None:
                 self._gzip = (_deflate(self.body, final=False), zlib.crc32(self.body))
         return self._gzip
+
+
+def _no_collection() -> None:
+    return None
+
+
+def _reference(record):
+    """A weak reference to ``record``; for None (no collection finished in time), one to None."""
+    return _no_collection if record is None else weakref.ref(record)
 
 
 class SharedBodies:
@@ -113,7 +123,7 @@ class SharedBodies:
             return pending.result()
         # Built outside the lock: requests for other collections are not held up meanwhile.
         try:
-            part = EncodedPart(weakref.ref(record), build(), revision)
+            part = EncodedPart(_reference(record), build(), revision)
         except BaseException as exc:
             with self._lock:
                 del self._building[building]

@@ -240,3 +240,9 @@ def test_a_huge_part_is_shared_by_the_requests_waiting_but_not_kept_nor_its_coll
     gc.collect()
     assert gone() is None  # a kept part does not keep its collection alive
     assert len(huge.body) == 5000 and small.owner() is None
+
+
+def test_a_scrape_without_a_collection_shares_its_part_too():
+    heads = SharedBodies()
+    part = heads.get(None, ("c",), "text/plain", lambda: b"mysql_up 0\n")
+    assert heads.get(None, ("c",), "text/plain", lambda: b"again") is part
