@@ -38,7 +38,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from mysql_snmp.agents.catalog import Catalog, load_catalog
-from mysql_snmp.agents.connection import CONNECTION_ERRORS, ConnectionSettings, MySQLConnection, MySQLUnavailable, QueryError
+from mysql_snmp.agents.connection import (
+    CONNECTION_ERRORS,
+    QUERY_INTERRUPTED,
+    ConnectionSettings,
+    MySQLConnection,
+    MySQLUnavailable,
+    QueryError,
+)
 from mysql_snmp.agents.derived import apply_derivations
 from mysql_snmp.agents.names import unknown_names_message
 from mysql_snmp.agents.redact import describe_exception
@@ -74,6 +81,8 @@ QUIET_REASONS = frozenset({"unsupported", "not_local"})
 # Errors that would repeat at every collection (a missing grant, a table this server
 # lacks): the source is skipped, with no statement sent, until the retry time.
 PERSISTENT_REASONS = frozenset({"privilege", "unsupported"})
+# A KILL QUERY this close to the deadline is the exporter's own, sent as the deadline came.
+DEADLINE_SLACK = 0.25
 
 
 @dataclass
@@ -143,6 +152,9 @@ class Collector:
         # Sources of the collection in progress whose statement the server left unanswered.
         self._unanswered_sources: dict[str, str] = {}
         self._mapping_plans: dict[tuple, MappingPlan] = {}
+        # Seconds each heavy source took when it last ran (a lower bound when it was cut short):
+        # heavy sources run the quickest first.
+        self._heavy_seconds: dict[str, float] = {}
         self._lock = threading.Lock()
         self.collections = 0
         self.collection_errors = 0
@@ -215,8 +227,27 @@ class Collector:
             values["server_flavour"] = snapshot.server.flavour
         map_to_catalog(self.catalog, {"agent": [SourceResult(values=values)]}, snapshot, self._mapping_plans)
 
+    def _ordered(self, sources: set[str] | None) -> list[Scraper]:
+        """The selected scrapers: the light ones in SCRAPER_MODULES order (later ones read what earlier
+        ones found), then the heavy ones, quickest last time first (one not timed yet goes first: it is
+        bounded by its share of the time like the others, and then known)."""
+        chosen = [s for name, s in self.scrapers.items() if sources is None or name in sources]
+        heavy = sorted((s for s in chosen if s.heavy), key=lambda s: self._heavy_seconds.get(s.name, 0.0))
+        return [s for s in chosen if not s.heavy] + heavy
+
+    def _heavy_budget(self, scraper: Scraper, selected: list[Scraper], index: int,
+                      deadline: float | None) -> float | None:
+        """Seconds ``scraper`` (heavy) may run, when less than the statement timeout: an equal share of the
+        time left before the deadline among the heavy sources still to run, so a slow one costs itself, not
+        those after it (the quick ones run first and leave their unused share to the slower)."""
+        if deadline is None or not scraper.heavy:
+            return None
+        left = sum(1 for s in selected[index:] if s.heavy)
+        share = (deadline - time.monotonic()) / left
+        return share if share < self.connection.statement_timeout else None
+
     def _collect(self, sources: set[str] | None, deadline: float | None) -> Snapshot:
-        selected = [s for name, s in self.scrapers.items() if sources is None or name in sources]
+        selected = self._ordered(sources)
         snapshot = Snapshot(target=self.settings.target)
         now = time.monotonic()
         if any(d.retry_at <= now for d in self._disabled.values()):
@@ -250,8 +281,10 @@ class Collector:
                     continue
                 if index >= batch_ends:
                     batch_ends = self._pipeline_run(selected, index, server)
+                budget = self._heavy_budget(scraper, selected, index, deadline)
+                self.connection.statement_limit = budget
                 try:
-                    status, result = self._run(scraper, server, context)
+                    status, result = self._run(scraper, server, context, deadline, budget is not None)
                 except MySQLUnavailable as exc:
                     lost = exc
                     if not reopened:
@@ -266,7 +299,11 @@ class Collector:
                     log.warning("%s: lost the server during %s: %s", self.settings.target, scraper.name, lost)
                     return self._down(Snapshot(target=snapshot.target, timestamp=snapshot.timestamp), selected,
                                       f"{self.settings.target}: {lost}", "connection")
+                finally:
+                    self.connection.statement_limit = None
                 snapshot.sources[scraper.name] = status
+                if scraper.heavy and status.statements:
+                    self._heavy_seconds[scraper.name] = status.duration_seconds
                 if result is not None:
                     results[scraper.name] = result
                     context.update(result.raw)
@@ -352,7 +389,7 @@ class Collector:
         where the run ends.
         """
         end = start
-        while end < len(selected) and selected[end].pipelined:
+        while end < len(selected) and selected[end].pipelined and not selected[end].heavy:
             end += 1
         statements = [statement for scraper in selected[start:end] if self._skipped(scraper, server) is None
                       for statement in scraper.statements(server)]
@@ -383,7 +420,10 @@ class Collector:
             return SourceStatus(name, ok=False, duration_seconds=0.0, error=reason, reason="unsupported")
         return None
 
-    def _run(self, scraper: Scraper, server, context) -> tuple[SourceStatus, SourceResult | None]:
+    def _run(self, scraper: Scraper, server, context, deadline: float | None = None,
+             cut_by_deadline: bool = False) -> tuple[SourceStatus, SourceResult | None]:
+        """Run one source.  ``cut_by_deadline``: its statement limit is its share of the time before
+        ``deadline``, so running out of it is the deadline's doing, not the statement timeout's."""
         skipped = self._skipped(scraper, server)
         if skipped is not None:
             return skipped, None
@@ -410,9 +450,10 @@ class Collector:
             if exc.reason in PERSISTENT_REASONS:
                 error = self._disable(scraper, server, exc)
                 return status(False, error, exc.reason), None
-            log.log(self._failure_level(name, exc.reason), "%s: %s failed (%s): %s",
+            reason = failure_reason(exc, deadline, cut_by_deadline)
+            log.log(self._failure_level(name, reason), "%s: %s failed (%s): %s",
                     self.settings.target, name, exc.statement, exc)
-            return status(False, str(exc), exc.reason), None
+            return status(False, str(exc), reason), None
         except Exception as exc:  # a parser refusing what the server printed: count it, keep going
             log.log(self._failure_level(name, "parse"), "%s: %s: could not parse the server's answer: %s",
                     self.settings.target, name, exc)
@@ -450,6 +491,18 @@ class Collector:
         else:
             log.debug("%s: source %s still failing, next retry in %.0fs", self.settings.target, scraper.name, delay)
         return error
+
+
+def failure_reason(exc: QueryError, deadline: float | None, cut_by_deadline: bool) -> str:
+    """The reason a failed statement is counted under: "deadline" when the scrape deadline stopped it
+    (its limit was its share of the time left, or the exporter killed it as the deadline came),
+    otherwise the reason its error code gives."""
+    stopped = exc.reason == "timeout" or exc.code == QUERY_INTERRUPTED
+    if stopped and cut_by_deadline:
+        return "deadline"
+    if exc.code == QUERY_INTERRUPTED and deadline is not None and time.monotonic() >= deadline - DEADLINE_SLACK:
+        return "deadline"
+    return exc.reason
 
 
 # Where each catalog value is found in a kind's results: (catalog name, result index,

@@ -14,6 +14,7 @@ import getpass
 import logging
 import os
 import re
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field, replace
@@ -294,6 +295,7 @@ def server_info_from_version(version: str, comment: str = "") -> ServerInfo:
 # Server error codes grouped by what the collector does about them.
 PRIVILEGE_ERRORS = frozenset({1044, 1045, 1142, 1143, 1227, 1370})
 TIMEOUT_ERRORS = frozenset({1205, 1969, 3024})  # lock wait, MariaDB max_statement_time, MySQL max_execution_time
+QUERY_INTERRUPTED = 1317  # KILL QUERY (the exporter's own, at a scrape deadline)
 # 1286: unknown storage engine (SHOW ENGINE TOKUDB STATUS where TokuDB is not built in).
 UNSUPPORTED_ERRORS = frozenset({1064, 1109, 1146, 1193, 1054, 1286})
 CONNECTION_ERRORS = frozenset({2002, 2003, 2006, 2013, 2014, 2055, 1053, 1927})
@@ -435,6 +437,9 @@ class MySQLConnection:
         # Sessions opened so far: a new session sees grants given since the last one.
         self.sessions = 0
         self.last_error: str | None = None
+        # Seconds the next statements sent alone (not pipelined) may run, when shorter than the
+        # session's statement_timeout: a collector's per-source budget (None: the session limit).
+        self.statement_limit: float | None = None
 
     @property
     def connected(self) -> bool:
@@ -449,13 +454,13 @@ class MySQLConnection:
         return conn.thread_id() if conn is not None else None
 
     def _connect_raw(self):
-        from mysql_snmp.agents.answer_limits import GuardedConnection, ReadGuard
+        from mysql_snmp.agents.answer_limits import ReadGuard
 
         connector = self._connector
         if connector is None:
             if self._guard is None:
                 self._guard = ReadGuard()
-            connector = functools.partial(GuardedConnection, read_guard=self._guard)
+            connector = functools.partial(_shared_context_connection(), read_guard=self._guard)
         # The handshake and login are bounded too: a server may stream its greeting.
         self._start_reading(self.settings.connect_timeout + self.statement_timeout + 1.0)
         # read_timeout is the backstop when the server-side statement limit does not
@@ -531,12 +536,13 @@ class MySQLConnection:
         log.debug("connected to %s: %s %s", self.settings.target, self.server.flavour, self.server.version_string)
         return self.server
 
-    def _run(self, statement: str) -> QueryResult:
+    def _run(self, statement: str, sent: str | None = None) -> QueryResult:
+        """Run ``statement`` (as ``sent``, when that is a rewritten form of it)."""
         self.statements += 1
         self._start_reading()
         try:
             with self._conn.cursor() as cursor:
-                cursor.execute(statement)
+                cursor.execute(sent or statement)
                 columns = tuple(d[0] for d in cursor.description or ())
                 rows = list(cursor.fetchall())
         except Exception as exc:
@@ -567,9 +573,9 @@ class MySQLConnection:
                     self.last_error = str(answer.error)
                 raise answer.error
             return answer.result
-        self.ensure_connected()
+        server = self.ensure_connected()
         try:
-            return self._run(statement)
+            return self._run(statement, limited_statement(server, statement, self.statement_limit))
         except MySQLUnavailable as exc:
             self.last_error = str(exc)
             raise
@@ -687,6 +693,64 @@ class MySQLConnection:
     def close(self) -> None:
         self.discard_pipelined()
         self._drop()
+
+
+def limited_statement(server: ServerInfo, statement: str, seconds: float | None) -> str | None:
+    """``statement`` bounded by the server to ``seconds`` (None: no limit, or none this server takes
+    per statement).  MariaDB bounds any statement (SET STATEMENT ... FOR), MySQL 5.7.8+ a SELECT (hint)."""
+    if seconds is None:
+        return None
+    seconds = max(0.001, seconds)
+    if server.flavour == "mariadb":
+        return f"SET STATEMENT max_statement_time = {seconds:.3f} FOR {statement}" if server.version >= (10, 1, 2) else None
+    if server.version >= (5, 7, 8) and statement[:7].upper() == "SELECT ":
+        return f"SELECT /*+ MAX_EXECUTION_TIME({max(1, int(seconds * 1000))}) */ {statement[7:]}"
+    return None
+
+
+# TLS contexts by their options: pymysql builds one per connection, and with no TLS option at all
+# (it then prefers TLS when the server offers it), which loads the system's CA store: ~20 ms of CPU
+# at each connect, the most of a /probe of a server off the exporter's host.
+_ssl_contexts: dict[tuple, object] = {}
+_ssl_contexts_lock = threading.Lock()
+MAX_SSL_CONTEXTS = 16
+
+
+def _ssl_context_key(options: dict) -> tuple:
+    """The options, and the files they name as they are now (a renewed certificate is read again)."""
+    files = []
+    for name in ("ca", "capath", "cert", "key"):
+        path = options.get(name)
+        if path:
+            try:
+                info = os.stat(path)
+                files.append((name, info.st_ino, info.st_mtime_ns, info.st_size))
+            except OSError:
+                files.append((name, None))
+    return tuple(sorted((key, repr(value)) for key, value in options.items())), tuple(files)
+
+
+@functools.cache
+def _shared_context_connection():
+    """The guarded connection class, sharing one TLS context among connections with the same options."""
+    from mysql_snmp.agents.answer_limits import GuardedConnection
+
+    class SharedContextConnection(GuardedConnection):
+        def _create_ssl_ctx(self, options):
+            if not isinstance(options, dict):
+                return super()._create_ssl_ctx(options)
+            key = _ssl_context_key(options)
+            with _ssl_contexts_lock:
+                context = _ssl_contexts.get(key)
+            if context is None:
+                context = super()._create_ssl_ctx(options)
+                with _ssl_contexts_lock:
+                    if len(_ssl_contexts) >= MAX_SSL_CONTEXTS:
+                        _ssl_contexts.clear()
+                    _ssl_contexts[key] = context
+            return context
+
+    return SharedContextConnection
 
 
 # mysqld_exporter's --exporter.log_slow_filter: keep the scrapes' temporary tables and sorts on

@@ -12,6 +12,7 @@ and giving free heap pages back after each /metrics response keep 1.3 MB (defaul
 from __future__ import annotations
 
 import ctypes
+import gc
 import logging
 
 log = logging.getLogger(__name__)
@@ -49,8 +50,16 @@ def tune_malloc() -> bool:
     return not refused
 
 
-def release_free_memory() -> None:
+# A response this big (hundreds of thousands of series) is followed by a full garbage collection:
+# whatever of its collection sits in a reference cycle is freed before the trim, not at some later
+# collection, and the trim then gives its pages back.
+BIG_RESPONSE_BYTES = 4 * 1024 * 1024
+
+
+def release_free_memory(response_bytes: int = 0) -> None:
     """Give the heap's free pages back to the kernel (malloc_trim(0)): after a response, what the
     scrape freed would otherwise stay resident until the next one reuses it."""
+    if response_bytes > BIG_RESPONSE_BYTES:
+        gc.collect()
     if _LIBC is not None:
         _LIBC.malloc_trim(0)

@@ -21,6 +21,10 @@ from mysql_snmp.agents.exporter.wire_format import OPENMETRICS_EOF, Format, fami
 _OPENMETRICS_EOF = OPENMETRICS_EOF.encode()
 
 
+# reuse() keeps the families of a key for the next scrape up to this many samples (global_variables'
+# ~650, a labelled catalog family's few hundred); a family per table or digest is built each time.
+REUSE_MAX_SAMPLES = 20_000
+
 # Marks the key of a family registered by reuse(): kept with its build, outside the generations.
 _REUSED = object()
 
@@ -40,8 +44,9 @@ class FamilyInterner:
     families both ask for; those only one asks for are built and encoded again.
     """
 
-    def __init__(self, generation_size: int = 2048):
+    def __init__(self, generation_size: int = 2048, reuse_max_samples: int = REUSE_MAX_SAMPLES):
         self.generation_size = generation_size
+        self.reuse_max_samples = reuse_max_samples
         self._generation = 0
         self._created = 0  # families made in the current generation
         self._entries: dict[tuple, list] = {}  # key -> [family, the last generation that asked for it]
@@ -118,6 +123,11 @@ class FamilyInterner:
         with self._lock:
             if previous is not None:
                 self._forget_reused(previous[1])
+            if sum(len(family.samples) for family in families) > self.reuse_max_samples:
+                # Per table, index or digest: it changes at every scrape, and keeping it (with its
+                # inputs and bytes) would keep a big scrape's memory until the next one.
+                self._previous.pop(key, None)
+                return families
             # Registered as reused: their encoded bytes are kept until a build replaces them.
             for family in families:
                 self._keys.setdefault(id(family), (_REUSED, key))

@@ -13,7 +13,8 @@ from one request to the next.  So a scrape's body is three parts, in this order:
   request (a few hundred bytes), last, so that it carries OpenMetrics' ``# EOF``.
 
 The shared parts are kept in the target's ``SharedBodies`` for every request that wants the
-same.  Only the newest collection's part is kept per set of collectors and content type: an
+same (a part over 4 MB only for the requests already waiting for it, and no part keeps its
+collection alive).  Only the newest collection's part is kept per set of collectors and content type: an
 older collection is never served again once a newer one exists, and each part (~250 KB with
 its collection) kept past that was memory for nothing.  Parts are kept with their deflated
 form and CRC-32 once a client takes gzip.  The gzip body is the parts' raw deflate streams joined into one gzip member (the shared
@@ -29,13 +30,18 @@ from __future__ import annotations
 
 import struct
 import threading
+import weakref
 import zlib
 from collections import OrderedDict
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from typing import Callable
 
 from mysql_snmp.agents.exporter.encoding import Negotiated, encode_as
 
+# Encoded parts up to this size are kept for later requests of the same collection (a MariaDB
+# scrape with every collector is ~300 KB); larger ones are shared only by the requests waiting.
+KEEP_PART_BYTES = 4 * 1024 * 1024
 GZIP_LEVEL = 1  # scrapes are frequent and bodies compress ~10x even at the fastest level
 _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"  # deflate, no name, no mtime, unknown OS
 
@@ -49,7 +55,7 @@ def _deflate(data: bytes, final: bool) -> bytes:
 class EncodedPart:
     """Families of one collection, encoded in one content type: never the end of a body."""
 
-    owner: object  # the CollectionRecord: kept so its id() in the key cannot be reused meanwhile
+    owner: Callable[[], object]  # weak reference to the CollectionRecord: a part never keeps its (possibly huge) collection alive
     body: bytes
     revision: object = None  # what else the part was built from (the collection head's counters version)
     _gzip: tuple[bytes, int] | None = field(default=None, repr=False)
@@ -64,6 +70,15 @@ class EncodedPart:
         return self._gzip
 
 
+def _no_collection() -> None:
+    return None
+
+
+def _reference(record):
+    """A weak reference to ``record``; for None (no collection finished in time), one to None."""
+    return _no_collection if record is None else weakref.ref(record)
+
+
 class SharedBodies:
     """The encoded part of the newest collection for each set of collectors and content type
     (at most ``limit`` such pairs, the most recently used kept).
@@ -73,8 +88,9 @@ class SharedBodies:
     at once take N times as long for each of them).
     """
 
-    def __init__(self, limit: int = 8):
+    def __init__(self, limit: int = 8, keep_bytes: int = KEEP_PART_BYTES):
         self.limit = limit
+        self.keep_bytes = keep_bytes
         self._parts: OrderedDict[tuple, EncodedPart] = OrderedDict()
         self._building: dict[tuple, Future] = {}
         self._lock = threading.Lock()
@@ -93,7 +109,7 @@ class SharedBodies:
         building = (id(record), revision, collectors, content_type)
         with self._lock:
             part = self._parts.get(key)
-            if part is not None and part.owner is record and part.revision == revision:
+            if part is not None and part.owner() is record and part.revision == revision:
                 self._parts.move_to_end(key)
                 return part
             pending = self._building.get(building)
@@ -107,7 +123,7 @@ class SharedBodies:
             return pending.result()
         # Built outside the lock: requests for other collections are not held up meanwhile.
         try:
-            part = EncodedPart(record, build(), revision)
+            part = EncodedPart(_reference(record), build(), revision)
         except BaseException as exc:
             with self._lock:
                 del self._building[building]
@@ -116,9 +132,12 @@ class SharedBodies:
         with self._lock:
             del self._building[building]
             # Replaces the previous collection's part: a request still sending it holds its own
-            # reference, and one that comes late with an older collection builds its own.
-            self._parts[key] = part
-            self._parts.move_to_end(key)
+            # reference, and one that comes late with an older collection builds its own.  A huge
+            # part (a scrape of 840,000 series is 90 MB) goes to the requests waiting for it now,
+            # and is not kept after them: its memory goes back as soon as they have sent it.
+            self._parts.pop(key, None)
+            if len(part.body) <= self.keep_bytes:
+                self._parts[key] = part
             while len(self._parts) > self.limit:
                 self._parts.popitem(last=False)
         pending.set_result(part)

@@ -224,7 +224,9 @@ class ExporterRequestHandler(socketserver.StreamRequestHandler):
         body, content_type = self.app.scrape(target, requested, self.head.get(SCRAPE_TIMEOUT_HEADER),
                                              self.head.get("Accept"), compressed)
         self._send(200, body, content_type, {"Content-Encoding": "gzip"} if compressed else {})
-        release_free_memory()
+        size = len(body)
+        del body  # freed before the trim, not after it
+        release_free_memory(size)
 
 
 class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):

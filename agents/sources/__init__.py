@@ -100,6 +100,10 @@ class Scraper:
     # collect() sends exactly statements(server), whatever the answers say: the collector
     # may send them ahead, in one round trip with the other sources' (MySQLConnection.pipeline).
     pipelined: bool = False
+    # Reads a row per table, statement digest, file or index: its time grows with the server (seconds
+    # on 20,000 tables).  The collector runs such sources after the others, the quickest first, each
+    # alone and with its own share of the time left (agents/collection.py).
+    heavy: bool = False
     # The constructor takes the SourceOptions (agents/sources/options.py) of mysqld_exporter's collector flags.
     takes_options: bool = False
 

@@ -17,6 +17,7 @@ STATEMENT = (
 
 class AutoIncrement(TableSource):
     name = "auto_increment"
+    heavy = True
     description = "auto_increment columns: current value and type maximum (information_schema.COLUMNS, TABLES)"
     grant = "SELECT on the schemas to watch (information_schema lists only tables the user can see)"
 

@@ -16,6 +16,7 @@ SYSTEM_SCHEMAS = ("mysql", "performance_schema", "information_schema", "sys")
 
 class InfoSchemaTables(TableSource):
     name = "info_schema_tables"
+    heavy = True
     description = "tables: version, rows, data/index/free bytes (information_schema.TABLES)"
     grant = "SELECT on the schemas to watch (information_schema lists only tables the user can see)"
 

@@ -7,6 +7,7 @@ from mysql_snmp.parsers.innodb_tablespaces import innodb_tablespaces_series
 
 class InnodbTablespaces(TableSource):
     name = "innodb_tablespaces"
+    heavy = True
     description = "InnoDB tablespaces: id, row format, file and allocated bytes (information_schema)"
     grant = "PROCESS"
 

@@ -14,6 +14,7 @@ ALWAYS_EXCLUDED = ("mysql", "performance_schema", "information_schema")
 
 class PerfSchemaEventsStatements(TableSource):
     name = "perf_schema_events_statements"
+    heavy = True
     description = "statement digests: count, time, rows, temporary tables (performance_schema)"
 
     def statement(self, server):

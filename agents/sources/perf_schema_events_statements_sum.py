@@ -7,6 +7,7 @@ from mysql_snmp.parsers.perf_schema_statements import SUM_COLUMNS, events_statem
 
 class PerfSchemaEventsStatementsSum(TableSource):
     name = "perf_schema_events_statements_sum"
+    heavy = True
     description = "statement totals over all digests (performance_schema)"
 
     def statement(self, server):

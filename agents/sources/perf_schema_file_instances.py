@@ -7,6 +7,7 @@ from mysql_snmp.parsers.perf_schema_files import file_instances_series
 
 class PerfSchemaFileInstances(TableSource):
     name = "perf_schema_file_instances"
+    heavy = True
     description = "file I/O per file and mode (performance_schema.file_summary_by_instance)"
 
     def statement(self, server):

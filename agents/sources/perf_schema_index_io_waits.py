@@ -7,6 +7,7 @@ from mysql_snmp.parsers.perf_schema_waits import index_io_waits_series
 
 class PerfSchemaIndexIoWaits(TableSource):
     name = "perf_schema_index_io_waits"
+    heavy = True
     description = "index I/O waits per index and operation (performance_schema)"
 
     def statement(self, server):

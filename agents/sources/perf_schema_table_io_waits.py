@@ -7,6 +7,7 @@ from mysql_snmp.parsers.perf_schema_waits import table_io_waits_series
 
 class PerfSchemaTableIoWaits(TableSource):
     name = "perf_schema_table_io_waits"
+    heavy = True
     description = "table I/O waits per table and operation (performance_schema)"
 
     def statement(self, server):

@@ -7,6 +7,7 @@ from mysql_snmp.parsers.perf_schema_waits import table_lock_waits_series
 
 class PerfSchemaTableLockWaits(TableSource):
     name = "perf_schema_table_lock_waits"
+    heavy = True
     description = "table lock waits per table and lock type (performance_schema)"
 
     def statement(self, server):

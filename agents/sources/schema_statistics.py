@@ -7,6 +7,7 @@ from mysql_snmp.parsers.table_statistics import schema_statistics_series
 
 class SchemaStatistics(UserstatSource):
     name = "schema_statistics"
+    heavy = True
     description = "rows read/changed per schema (information_schema.TABLE_STATISTICS summed, userstat=1)"
     table = "information_schema.TABLE_STATISTICS"
 

@@ -7,6 +7,7 @@ from mysql_snmp.parsers.sys_user_summary import sys_user_summary_series
 
 class SysUserSummary(TableSource):
     name = "sys_user_summary"
+    heavy = True
     description = "statements, file I/O, connections and memory per user (sys.x$user_summary)"
     grant = "SELECT ON sys.* and SELECT ON performance_schema.*"
 

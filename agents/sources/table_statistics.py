@@ -7,6 +7,7 @@ from mysql_snmp.parsers.table_statistics import table_statistics_series
 
 class TableStatistics(UserstatSource):
     name = "table_statistics"
+    heavy = True
     description = "rows read/changed per table (information_schema.TABLE_STATISTICS, userstat=1)"
     table = "information_schema.TABLE_STATISTICS"
 

@@ -3,13 +3,25 @@
 Both run the same collectors (global_status, global_variables, slave_status,
 engine_innodb_status), each as its own MySQL user, side by side, and are scraped
 in turn (Go, ours, Go, ours...) so the rest of the machine's load falls on both
-alike, the way Prometheus scrapes: one keep-alive HTTP connection each,
-Prometheus' Accept header, gzip.  Printed per exporter: median and p90 latency, exporter CPU per scrape
-(process CPU time delta / scrapes, psutil), RSS at start (listening, nothing scraped), after the
-first scrape and after the run (both started by their plain command line, no environment added),
+alike.  Each exporter runs twice, once per client, all four scraped in one interleaved run:
+
+- ``prometheus``: as Prometheus scrapes, one keep-alive HTTP connection, Prometheus' Accept header, gzip;
+- ``curl``: as a user tries it by hand (curl, a shell loop), a new connection per scrape, ``Accept: */*``,
+  no compression.
+
+The two give different ratios: Go compresses with its own gzip, which costs it about 3 ms a scrape
+that the curl client never asks for, so against curl this exporter's lead on CPU and latency
+mostly goes.  ``--defaults`` runs on a server with the query_response_time plugin loaded (as on
+the servers users try it on: both exporters' defaults read its table, so Go sends 13 statements a
+scrape there and 10 without it).
+
+Printed per exporter and client: median and p90 latency, exporter CPU per scrape (process CPU
+time delta / scrapes, psutil), RSS at start (listening, nothing scraped), after the first scrape
+and after the run (both started by their plain command line as installed, no environment added),
 statements and failed statements per scrape (performance_schema, per user), and the ratios.
 
 Run: .venv/bin/python tests/bench/bench_exporter.py [--scrapes 200] [--defaults | --every]
+     [--client prometheus|curl|both]
 (--defaults: each exporter with its own default collectors instead; --every: every collector the Go
 exporter has, on a MariaDB with userstat and the query_response_time plugin, so each table has rows).
 """
@@ -77,10 +89,16 @@ def go_command(my_cnf: Path, port: int, scenario: str) -> list[str]:
             *collector_flags(scenario)]
 
 
+def our_program() -> list[str]:
+    """What a user runs: the installed console script, else the module (a checkout without its venv)."""
+    script = Path(sys.executable).with_name("mysql-snmp")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "mysql_snmp.agents.cli"]
+
+
 def our_command(my_cnf: Path, port: int, scenario: str) -> list[str]:
     # The leak detector runs (it is on by default) but keeps its history next to my_cnf,
     # not in /var/lib/mysql-snmp.
-    command = [sys.executable, "-m", "mysql_snmp.agents.cli", "--log-level=warning", "exporter",
+    command = [*our_program(), "exporter",
                f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}",
                f"--exporter.leak-state-file={my_cnf.with_name('leak-state.json')}"]
     command += collector_flags(scenario)
@@ -117,11 +135,14 @@ def wait_listening(port: int, process: subprocess.Popen, timeout: float = 15.0) 
     raise RuntimeError(f"nothing listening on {port}")
 
 
-class Exporter:
-    """One exporter process being benchmarked, with its keep-alive scrape connection."""
+CLIENTS = ("prometheus", "curl")
 
-    def __init__(self, name: str, command: list[str], port: int, user: str):
-        self.name, self.port, self.user = name, port, user
+
+class Exporter:
+    """One exporter process being benchmarked, scraped by one kind of client (CLIENTS)."""
+
+    def __init__(self, name: str, command: list[str], port: int, user: str, client: str = "prometheus"):
+        self.name, self.port, self.user, self.client = name, port, user, client
         self.process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_listening(port, self.process)
         self.rss_start = rss_mb(self.process)  # started and listening, nothing scraped yet
@@ -132,8 +153,13 @@ class Exporter:
 
     def scrape(self) -> float:
         started = time.perf_counter()
-        self.connection.request("GET", "/metrics", headers={
-            "Accept": ACCEPT, "Accept-Encoding": "gzip", "X-Prometheus-Scrape-Timeout-Seconds": "10"})
+        if self.client == "curl":  # a new connection each time, no compression, curl's Accept
+            self.connection.close()
+            self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            headers = {"Accept": "*/*"}
+        else:
+            headers = {"Accept": ACCEPT, "Accept-Encoding": "gzip", "X-Prometheus-Scrape-Timeout-Seconds": "10"}
+        self.connection.request("GET", "/metrics", headers=headers)
         response = self.connection.getresponse()
         body = response.read()
         if response.status != 200:
@@ -155,13 +181,13 @@ def run(exporters: list[Exporter], server: ThrowawayMariaDB, scrapes: int, warmu
         for _ in range(warmup):
             exporter.scrape()
             exporter.rss_first = exporter.rss_first or rss_mb(exporter.process)
-    before = {e.name: (e.cpu_seconds(), statement_counts(server, e.user)) for e in exporters}
+    before = {e.user: (e.cpu_seconds(), statement_counts(server, e.user)) for e in exporters}
     for _ in range(scrapes):
         for exporter in exporters:
             exporter.latencies.append(exporter.scrape())
     results = []
     for exporter in exporters:
-        cpu_before, (statements_before, errors_before) = before[exporter.name]
+        cpu_before, (statements_before, errors_before) = before[exporter.user]
         statements_after, errors_after = statement_counts(server, exporter.user)
         latencies = sorted(exporter.latencies)
         results.append({
@@ -175,54 +201,65 @@ def run(exporters: list[Exporter], server: ThrowawayMariaDB, scrapes: int, warmu
             # Each exporter's own user: the other exporter's statements are not counted.
             "statements": (statements_after - statements_before) / scrapes,
             "failed": (errors_after - errors_before) / scrapes,
-            "gzip_kb": exporter.size / 1000,
+            "body_kb": exporter.size / 1000,
         })
     return results
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scrapes", type=int, default=200)
-    choice = parser.add_mutually_exclusive_group()
-    choice.add_argument("--defaults", action="store_true", help="each exporter with its default collectors")
-    choice.add_argument("--every", action="store_true", help="every collector of the Go exporter, on both")
-    args = parser.parse_args()
-    scenario = "defaults" if args.defaults else "every" if args.every else "four"
-    if not shutil.which(GO_EXPORTER):
-        print(f"{GO_EXPORTER} not installed (apt-get install prometheus-mysqld-exporter)")
-        return 1
-    from tests.conftest import TABLE_COLLECTOR_ARGS
-
-    server_args = TABLE_COLLECTOR_ARGS if scenario == "every" else ()
-    with ThrowawayMariaDB(extra_args=server_args) as server, tempfile.TemporaryDirectory() as tmp:
-        directory = Path(tmp)
-        exporters = []
-        try:
-            for name, user, build in (("mysqld_exporter (Go)", "bench_go", go_command),
-                                      ("mysql-snmp exporter", "bench_py", our_command)):
-                my_cnf = make_user(server, directory, user)
-                port = free_loopback_port()
-                exporters.append(Exporter(name, build(my_cnf, port, scenario), port, user))
-            results = run(exporters, server, args.scrapes)
-        finally:
-            for exporter in exporters:
-                exporter.stop()
+def print_table(results: list[dict], title: str, scrapes: int) -> None:
     go, ours = results
-    described = {"defaults": "default collectors", "every": "every collector",
-                 "four": "collectors: " + ", ".join(COLLECTORS)}[scenario]
-    print(f"{args.scrapes} scrapes each, {described}, throwaway MariaDB, {os.cpu_count()} CPUs")
+    print(title)
     print(f"{'':24}{'median ms':>10}{'p90 ms':>9}{'CPU ms':>9}{'RSS MB':>9}{'RSS@0':>8}{'stmts':>8}{'failed':>8}"
-          f"{'gzip kB':>9}")
+          f"{'body kB':>9}")
     for r in results:
         print(f"{r['name']:24}{r['median_ms']:10.1f}{r['p90_ms']:9.1f}{r['cpu_ms']:9.1f}{r['rss_mb']:9.1f}"
-              f"{r['rss_start_mb']:8.1f}{r['statements']:8.1f}{r['failed']:8.1f}{r['gzip_kb']:9.1f}")
+              f"{r['rss_start_mb']:8.1f}{r['statements']:8.1f}{r['failed']:8.1f}{r['body_kb']:9.1f}")
     print(f"{'ours / Go':24}{ours['median_ms'] / go['median_ms']:10.2f}{ours['p90_ms'] / go['p90_ms']:9.2f}"
           f"{ours['cpu_ms'] / go['cpu_ms']:9.2f}{ours['rss_mb'] / go['rss_mb']:9.2f}"
           f"{ours['rss_start_mb'] / go['rss_start_mb']:8.2f}{ours['statements'] / go['statements']:8.2f}")
     for r in results:
         print(f"RSS {r['name']}: {r['rss_start_mb']:.1f} MB at start, {r['rss_first_mb']:.1f} MB after the first "
-              f"scrape, {r['rss_mb']:.1f} MB after {args.scrapes + WARMUP_SCRAPES} scrapes")
-    print(f"RSS ours / Go after {args.scrapes + WARMUP_SCRAPES} scrapes: {ours['rss_mb'] / go['rss_mb']:.2f}x")
+              f"scrape, {r['rss_mb']:.1f} MB after {scrapes + WARMUP_SCRAPES} scrapes")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scrapes", type=int, default=200)
+    parser.add_argument("--client", choices=(*CLIENTS, "both"), default="both",
+                        help="scrape as Prometheus does, as curl does, or each exporter both ways (default)")
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument("--defaults", action="store_true", help="each exporter with its default collectors")
+    choice.add_argument("--every", action="store_true", help="every collector of the Go exporter, on both")
+    args = parser.parse_args()
+    scenario = "defaults" if args.defaults else "every" if args.every else "four"
+    clients = CLIENTS if args.client == "both" else (args.client,)
+    if not shutil.which(GO_EXPORTER):
+        print(f"{GO_EXPORTER} not installed (apt-get install prometheus-mysqld-exporter)")
+        return 1
+    from tests.conftest import TABLE_COLLECTOR_ARGS
+
+    server_args = {"every": TABLE_COLLECTOR_ARGS, "defaults": TABLE_COLLECTOR_ARGS[1:], "four": ()}[scenario]
+    with ThrowawayMariaDB(extra_args=server_args) as server, tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        exporters = []
+        try:
+            for client in clients:
+                for name, user, build in (("mysqld_exporter (Go)", "go", go_command),
+                                          ("mysql-snmp exporter", "py", our_command)):
+                    my_cnf = make_user(server, directory, f"bench_{user}_{client}")
+                    port = free_loopback_port()
+                    exporters.append(Exporter(name, build(my_cnf, port, scenario), port, my_cnf.stem, client))
+            results = run(exporters, server, args.scrapes)
+        finally:
+            for exporter in exporters:
+                exporter.stop()
+    described = {"defaults": "default collectors (query_response_time plugin loaded)", "every": "every collector",
+                 "four": "collectors: " + ", ".join(COLLECTORS)}[scenario]
+    print(f"{args.scrapes} scrapes each, {described}, throwaway MariaDB, {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f}; all exporters scraped in turn")
+    for index, client in enumerate(clients):
+        print()
+        print_table(results[2 * index:2 * index + 2], f"client: {client}", args.scrapes)
     return 0
 
 

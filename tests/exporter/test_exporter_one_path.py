@@ -67,7 +67,9 @@ def test_every_collected_catalog_value_is_served_under_its_catalog_name(mariadb,
     mariadb.execute("CREATE DATABASE IF NOT EXISTS one_path",
                     "CREATE TABLE IF NOT EXISTS one_path.t (id INT PRIMARY KEY)",
                     "REPLACE INTO one_path.t VALUES (1)", "SELECT * FROM one_path.t")
-    with running_exporter(f"--config.my-cnf={monitoring_user.my_cnf}", *EVERY_COLLECTOR) as exporter:
+    # A min-interval, so the target keeps the collection it served (without one it keeps none).
+    with running_exporter(f"--config.my-cnf={monitoring_user.my_cnf}", "--exporter.min-interval=3600",
+                          *EVERY_COLLECTOR) as exporter:
         scrape = exporter.scrape()
         target = exporter.app.default_target()
         (record,) = target._last.values()  # the collection this scrape was served from

@@ -3,8 +3,10 @@ for the same collection, and the request's own part, joined into one plain body 
 
 from __future__ import annotations
 
+import gc
 import gzip
 import threading
+import weakref
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
@@ -14,6 +16,10 @@ from mysql_snmp.agents.exporter.encoding import encode, negotiate
 from mysql_snmp.agents.exporter.metric_types import CounterMetricFamily, GaugeMetricFamily
 from mysql_snmp.agents.exporter.response import SharedBodies, scrape_body
 from tests.exporter.exporter_harness import PROMETHEUS_ACCEPT, running_exporter
+
+
+class Record:
+    """A collection as SharedBodies sees it: any object a weak reference can point to."""
 
 OPENMETRICS = PROMETHEUS_ACCEPT
 
@@ -47,7 +53,7 @@ def server_families():
 @pytest.mark.parametrize("accept", [None, OPENMETRICS])
 @pytest.mark.parametrize("compressed", [False, True])
 def test_the_two_parts_give_the_same_body_as_encoding_everything_at_once(accept, compressed):
-    record = object()
+    record = Record()
     bodies = SharedBodies()
     content_type = encode([], accept)[1]
     server = bodies.get(record, ("c",), content_type, lambda: encode(server_families(), accept, final=False)[0])
@@ -69,7 +75,7 @@ def test_the_two_parts_give_the_same_body_as_encoding_everything_at_once(accept,
 
 @pytest.mark.parametrize("compressed", [False, True])
 def test_without_a_server_part_the_head_is_the_whole_body(compressed):
-    body, _ = scrape_body(collection_head(object(), OPENMETRICS), request_families(1), None, negotiate(OPENMETRICS),
+    body, _ = scrape_body(collection_head(Record(), OPENMETRICS), request_families(1), None, negotiate(OPENMETRICS),
                         compressed)
     expected, _ = encode(head_families(1), OPENMETRICS)
     assert (gzip.decompress(body) if compressed else body) == expected
@@ -83,7 +89,7 @@ def test_requests_for_one_collection_share_one_encoding_and_the_cache_is_bounded
         builds.append(1)
         return encode(server_families(), None)[0]
 
-    records = [object() for _ in range(5)]
+    records = [Record() for _ in range(5)]
     first = bodies.get(records[0], ("c",), "text/plain", build)
     assert bodies.get(records[0], ("c",), "text/plain", build) is first
     assert len(builds) == 1
@@ -111,20 +117,17 @@ def test_a_newer_collection_replaces_the_older_ones_part():
         builds.append(1)
         return encode(server_families(), None)[0]
 
-    older, newer = object(), object()
+    older, newer = Record(), Record()
     first = bodies.get(older, ("c",), "text/plain", build)
     bodies.get(newer, ("c",), "text/plain", build)
     assert len(bodies) == 1
-    assert all(part.owner is newer for part in bodies._parts.values())
+    assert all(part.owner() is newer for part in bodies._parts.values())
     assert bodies.get(newer, ("c",), "text/plain", build) is not first and len(builds) == 2
 
 
 def test_a_newer_revision_replaces_the_part_and_frees_the_collections_it_held():
     """A collection head is rebuilt when the counters move (a new revision), every scrape: the
     part it replaces goes, with the collection it held, instead of filling the cache."""
-    import gc
-    import weakref
-
     class Record:  # a collection record that can be watched with a weak reference
         pass
 
@@ -148,7 +151,7 @@ def test_a_newer_revision_replaces_the_part_and_frees_the_collections_it_held():
 
 
 def test_each_scrape_has_its_own_head():
-    record = object()
+    record = Record()
     first = SharedBodies().get(record, ("c",), "text/plain", lambda: encode(server_families(), None)[0])
     # Each scrape's own head still differs: the shared part does not freeze the counters.
     head = collection_head(record, None)
@@ -159,7 +162,7 @@ def test_each_scrape_has_its_own_head():
 
 def test_concurrent_requests_for_one_part_wait_for_one_build():
     bodies = SharedBodies()
-    record = object()
+    record = Record()
     started, release = threading.Event(), threading.Event()
     builds = []
 
@@ -181,7 +184,7 @@ def test_concurrent_requests_for_one_part_wait_for_one_build():
 
 def test_a_failed_build_fails_its_waiters_and_the_next_request_builds_again():
     bodies = SharedBodies()
-    record = object()
+    record = Record()
 
     def broken():
         raise ValueError("a bug in an encoder")
@@ -193,7 +196,7 @@ def test_a_failed_build_fails_its_waiters_and_the_next_request_builds_again():
 
 
 def test_a_shared_part_is_deflated_and_checksummed_once_and_never_ends_the_stream():
-    part = SharedBodies().get(object(), ("c",), "text/plain", lambda: b"y 2\n")
+    part = SharedBodies().get(Record(), ("c",), "text/plain", lambda: b"y 2\n")
     assert part.gzip_form() is part.gzip_form()
     deflated, crc = part.gzip_form()
     assert crc == zlib.crc32(b"y 2\n")
@@ -223,3 +226,23 @@ def test_a_request_negotiates_its_format_once(tmp_path, monkeypatch):
             assert status == 200 and negotiated == [OPENMETRICS] * scrape
             assert headers["Content-Type"].startswith("application/openmetrics-text")
             assert "mysql_up 0.0\n" in body and body.endswith("# EOF\n") and body.count("# EOF") == 1
+
+
+def test_a_huge_part_is_shared_by_the_requests_waiting_but_not_kept_nor_its_collection():
+    bodies = SharedBodies(keep_bytes=1000)
+    record = Record()
+    huge = bodies.get(record, ("c",), "text/plain", lambda: b"x" * 5000)
+    assert len(bodies) == 0  # not kept: the next request of this collection builds it again
+    small = bodies.get(record, ("d",), "text/plain", lambda: b"small")
+    assert bodies.get(record, ("d",), "text/plain", lambda: b"again") is small
+    gone = weakref.ref(record)
+    del record
+    gc.collect()
+    assert gone() is None  # a kept part does not keep its collection alive
+    assert len(huge.body) == 5000 and small.owner() is None
+
+
+def test_a_scrape_without_a_collection_shares_its_part_too():
+    heads = SharedBodies()
+    part = heads.get(None, ("c",), "text/plain", lambda: b"mysql_up 0\n")
+    assert heads.get(None, ("c",), "text/plain", lambda: b"again") is part
