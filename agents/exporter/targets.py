@@ -113,9 +113,9 @@ class Target:
         # jobs with different collect[]); any further one pushes out the least recently collected.
         self._last: OrderedDict[frozenset[str], CollectionRecord] = OrderedDict()
         # A /probe target (one of up to hundreds) keeps nothing of a scrape once it is answered:
-        # no collection, no encoded body, no interned families (1.5 MB a MariaDB target); the
-        # scrapes that join a collection in flight still share its body.
-        self._remembers = remember_between_scrapes
+        # no encoded body, no interned families (1.5 MB a MariaDB target); the scrapes that join a
+        # collection in flight still share its body.  No target keeps a collection past its scrape
+        # unless --exporter.min-interval may serve it again.
         # One worker: the collector serialises collections on its one connection anyway,
         # and a worker thread lets every waiting scrape give up at its own deadline.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"collect-{name}")
@@ -231,12 +231,13 @@ class Target:
         own_thread = getattr(getattr(self.collector, "connection", None), "thread_id", None)
         record = CollectionRecord(snapshot, collectors, self._clock(), own_thread)
         self._account(record)
-        if self._remembers or self.min_interval > 0:
-            with self._lock:
-                self._last[sources] = record
-                self._last.move_to_end(sources)
-                while len(self._last) > MAX_REMEMBERED_SOURCE_SETS:
-                    self._last.popitem(last=False)
+        if self.min_interval <= 0:
+            return record  # never served again: kept, a big collection would stay in memory until the next
+        with self._lock:
+            self._last[sources] = record
+            self._last.move_to_end(sources)
+            while len(self._last) > MAX_REMEMBERED_SOURCE_SETS:
+                self._last.popitem(last=False)
         return record
 
     def _account(self, record: CollectionRecord) -> None:
