@@ -143,7 +143,7 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
                                autocorrelation=lambda: prior_autocorrelation(history, series, config, now, seconds))
         baseline = history.baseline(now, seconds)
         margin = _margin(baseline, series, config)
-        growing = (trend.z >= config.significance_z and trend.rate_per_hour >= series.min_rate_bytes_per_hour
+        growing = (trend.z >= config.significance_z and trend.rate_per_hour >= series.min_rate_at(level)
                    and trend.growth >= margin)
         new_high = above = False
         if growing:
@@ -273,7 +273,7 @@ class _Warmup:
         # does not describe well must not pass for a leak
         margin = max(margin, config.noise_margin_factor * curve.misfit)
         now_above = median(excess[-3:])
-        if not (trend.z >= config.significance_z and trend.rate_per_hour >= series.min_rate_bytes_per_hour
+        if not (trend.z >= config.significance_z and trend.rate_per_hour >= series.min_rate_at(points.values[-1])
                 and trend.growth >= margin and now_above - high >= margin):
             return None
         verdict = WindowVerdict(seconds, trend, True, True, True, REASON_UNEXPLAINED, trend.slope_per_second)

@@ -29,6 +29,7 @@ from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
 from mysql_snmp.agents.leak.history import SeriesHistory
 from mysql_snmp.agents.leak.leak_end import growth_stopped
 from mysql_snmp.agents.leak.leak_rate import LeakRate, rate_over_leak
+from mysql_snmp.agents.leak.young_climb import warming_up
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,7 @@ class SeriesDetector:
         self.stopped_until: float | None = None
         self.last: Assessment | None = None
         self.leak_fit: LeakRate | None = None  # while leaking: the rate over the leak's span
+        self.warming = False  # the growth is a warm-up watched from the agent's start
         self.reason = REASON_NONE
 
     def feed(self, t: float, value: float, aux: float | None = None) -> tuple[int, int] | None:
@@ -128,7 +130,12 @@ class SeriesDetector:
             return None
         old = self.state
         beyond = self._beyond_stopped_leak(assessment, now)
-        suspicious, confirmed = assessment.suspicious and beyond, assessment.confirmed and beyond
+        # a climb watched since the agent's first sample that is curved is a warm-up: never a
+        # leak, and no limit is forecast for it (agents/leak/young_climb.py)
+        self.warming = self.state != LEAKING and assessment.growing and warming_up(
+            self.history, now, self.config.baseline_seconds, self.config.significance_z)
+        suspicious = assessment.suspicious and beyond
+        confirmed = assessment.confirmed and beyond and not self.warming
         if suspicious:
             self.last_suspicious = now
         if self.state == OK:
@@ -224,7 +231,7 @@ class SeriesDetector:
             rate_bytes_per_hour=evidence.rate_per_second * 3600.0 if evidence else None,
             window_seconds=evidence.seconds if evidence else None,
             window_growth_bytes=evidence.trend.growth if evidence else None,
-            growing=bool(evidence and (evidence.growing or self.state == LEAKING)),
+            growing=bool(evidence and (evidence.growing or self.state == LEAKING) and not self.warming),
         )
 
     # -- persistence -------------------------------------------------------------------

@@ -31,7 +31,10 @@ from tests.leak import synthetic  # noqa: E402
 from mysql_snmp.agents.leak.config import LeakConfig, series_config  # noqa: E402
 from mysql_snmp.agents.leak.forecast import forecast  # noqa: E402
 from mysql_snmp.agents.leak.series_detector import LEAKING, SUSPECT, SeriesDetector  # noqa: E402
-from tests.leak.families import FAMILIES, Family  # noqa: E402
+from tests.leak.families import FAMILIES as FIRST_FAMILIES, Family  # noqa: E402
+from tests.leak.shaped_families import SHAPED_FAMILIES  # noqa: E402
+
+FAMILIES = FIRST_FAMILIES + SHAPED_FAMILIES
 
 
 def run(trace: synthetic.Trace, at_forecast: Callable[[SeriesDetector, float], None] | None = None) -> dict:
