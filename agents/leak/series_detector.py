@@ -29,6 +29,7 @@ from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
 from mysql_snmp.agents.leak.history import SeriesHistory
 from mysql_snmp.agents.leak.leak_end import growth_stopped
 from mysql_snmp.agents.leak.leak_rate import LeakRate, rate_over_leak
+from mysql_snmp.agents.leak.seasonal import DAY, seasonal_leak
 from mysql_snmp.agents.leak.young_climb import warming_up
 
 log = logging.getLogger(__name__)
@@ -104,6 +105,7 @@ class SeriesDetector:
         self.last: Assessment | None = None
         self.leak_fit: LeakRate | None = None  # while leaking: the rate over the leak's span
         self.warming = False  # the growth is a warm-up watched from the agent's start
+        self.seasonal = False  # leaking, confirmed against the daily pattern (agents/leak/seasonal.py)
         self.reason = REASON_NONE
 
     def feed(self, t: float, value: float, aux: float | None = None) -> tuple[int, int] | None:
@@ -146,13 +148,18 @@ class SeriesDetector:
             self.confirmations = self.confirmations + 1 if confirmed else 0
             if self.confirmations >= self.config.confirm_evaluations:
                 self.state = LEAKING
-                self.clear_level = assessment.baseline_high
+                evidence = assessment.leaking_evidence
+                self.seasonal = bool(evidence and evidence.seasonal)
+                # under a daily cycle the level falls below any high every night
+                self.clear_level = None if self.seasonal else assessment.baseline_high
                 self.peak, self.peak_time = assessment.level, now
                 self.leak_rate = self.leak_rate_window = None
                 self.stopped_evaluations = 0
                 self._record_rate(assessment)
             elif _since(now, self.last_suspicious) >= self.config.suspect_clear_seconds:
                 self.state = OK
+        elif self.state == LEAKING and self.seasonal:
+            self._judge_seasonal_leak(now)
         elif self.state == LEAKING:
             if self.peak is None or assessment.level > self.peak:
                 self.peak, self.peak_time = assessment.level, now
@@ -162,17 +169,37 @@ class SeriesDetector:
             if returned or self.stopped_evaluations >= self.config.confirm_evaluations:
                 if not returned:
                     self.stopped_high, self.stopped_until = self.peak, now + self.config.longest_window
-                self.state = OK
-                self.clear_level = self.peak = self.peak_time = self.leak_rate = self.leak_rate_window = None
-                self.confirmations = self.stopped_evaluations = 0
+                self._leave_leaking()
         if self.state == OK:
             self.reason = REASON_NONE
         elif assessment.growing:
             self.reason = assessment.reason
         if self.state != old:
             self.since = now
-        self.leak_fit = self._rate_over_leak(now) if self.state == LEAKING else None
+        if self.state != LEAKING:
+            self.leak_fit = None
+        elif not self.seasonal:
+            self.leak_fit = self._rate_over_leak(now)
         return (old, self.state) if self.state != old else None
+
+    def _leave_leaking(self) -> None:
+        self.state = OK
+        self.clear_level = self.peak = self.peak_time = self.leak_rate = self.leak_rate_window = None
+        self.confirmations = self.stopped_evaluations = 0
+        self.seasonal = False
+
+    def _judge_seasonal_leak(self, now: float) -> None:
+        """A leak confirmed against the daily pattern: its rate is the daily pattern's, and it
+        is over once the daily mean is no longer above the earlier days' for
+        ``confirm_evaluations`` evaluations (agents/leak/seasonal.py)."""
+        excess, rate = seasonal_leak(self.history, now)
+        if rate is not None and rate > 0:
+            # the span the rate compares: a day against the day before
+            self.leak_fit = LeakRate(rate, DAY, rate * DAY)
+        over = excess is not None and excess <= 0
+        self.stopped_evaluations = self.stopped_evaluations + 1 if over else 0
+        if self.stopped_evaluations >= self.config.confirm_evaluations:
+            self._leave_leaking()
 
     def _rate_over_leak(self, now: float) -> LeakRate | None:
         """From a confirming window's span before the leak was confirmed up to now."""
@@ -251,6 +278,7 @@ class SeriesDetector:
             "stopped_evaluations": self.stopped_evaluations,
             "stopped_high": self.stopped_high,
             "stopped_until": self.stopped_until,
+            "seasonal": self.seasonal,
             "history": self.history.to_dict(),
         }
 
@@ -275,6 +303,7 @@ class SeriesDetector:
         self.stopped_evaluations = int(data.get("stopped_evaluations", 0))
         self.stopped_high = _optional_float(data.get("stopped_high"))
         self.stopped_until = _optional_float(data.get("stopped_until"))
+        self.seasonal = bool(data.get("seasonal", False))
 
 
 def _since(now: float, then: float | None) -> float:
