@@ -13,8 +13,9 @@ Integration (exporter and AgentX loops)::
 
 One detector per target: its history is that server's.  Values it adds (catalog names,
 labelled by ``series``): leak_series_name, leak_state, leak_growth_bytes_per_hour,
-leak_window_growth_bytes, leak_window_seconds, leak_time_to_limit_seconds,
-leak_limit_bytes, leak_reason_code and leak_reason{series,reason}.
+leak_window_growth_bytes, leak_window_seconds, leak_time_to_limit_seconds (and its band,
+leak_time_to_limit_lower_seconds / _upper_seconds), leak_limit_bytes, leak_reason_code and
+leak_reason{series,reason}.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 from mysql_snmp.agents.leak.assessment import REASONS
 from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig, load_leak_config
-from mysql_snmp.agents.leak.forecast import forecast, number
+from mysql_snmp.agents.leak.forecast import forecast, forecast_band, number
 from mysql_snmp.agents.leak.series_detector import LeakEvent, SeriesDetector
 from mysql_snmp.agents.leak.state_file import load_state, save_state, storable
 from mysql_snmp.agents.snapshot import Labels, Snapshot, labels_of
@@ -151,6 +152,11 @@ class LeakDetector:
             snapshot.add_series("leak_limit_bytes", labels, round(limit))
         if seconds is not None:
             snapshot.add_series("leak_time_to_limit_seconds", labels, round(seconds))
+        lower, upper = forecast_band(reading, detector.series, snapshot.values)
+        if lower is not None:
+            snapshot.add_series("leak_time_to_limit_lower_seconds", labels, round(lower))
+        if upper is not None:
+            snapshot.add_series("leak_time_to_limit_upper_seconds", labels, round(upper))
 
     # -- persistence -------------------------------------------------------------------
 

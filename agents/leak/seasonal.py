@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass
 
 from mysql_snmp.agents.leak.history import SeriesHistory
-from mysql_snmp.agents.leak.trend import Trend, estimate_trend, median
+from mysql_snmp.agents.leak.trend import Trend, estimate_trend, median, slope_standard_error
 
 DAY = 86400.0
 DAYS_BACK = 7
@@ -66,13 +66,22 @@ class DailyPattern:
         """The trend of the day-over-day differences of the buckets over the last RATE_SPAN
         days up to ``last``: a leak's rate while it is younger than a day, after which it
         stays at the day's growth (and the day-over-day rate of the daily mean is the leak's)."""
+        found = self._differences(last)
+        return None if found is None else estimate_trend(*found, correct_above=float("inf"))
+
+    def rate_error(self, last: int) -> float | None:
+        """The standard error of that rate (bytes per second)."""
+        found = self._differences(last)
+        return None if found is None else slope_standard_error(*found)
+
+    def _differences(self, last: int) -> tuple[list[float], list[float]] | None:
+        """(mid-times, day-over-day differences) of the buckets of the last RATE_SPAN days."""
         span = round(RATE_SPAN * self.per_day)
         indices = [i for i in range(last - span + 1, last + 1) if i in self.means and i - self.per_day in self.means]
         if len(indices) < max(5, span // 2):
             return None
         times = [(i + 0.5) * self.bucket_seconds for i in indices]
-        differences = [self.means[i] - self.means[i - self.per_day] for i in indices]
-        return estimate_trend(times, differences, correct_above=float("inf"))
+        return times, [self.means[i] - self.means[i - self.per_day] for i in indices]
 
     def day_over_day_rate(self, last: int) -> float | None:
         """Bytes per second: the daily mean up to ``last`` against the day before's."""
@@ -120,13 +129,14 @@ def cycles(pattern: DailyPattern, plain_noise: float) -> bool:
     return pattern.noise < CYCLE_SHARE * plain_noise
 
 
-def seasonal_leak(history: SeriesHistory, now: float) -> tuple[float | None, float | None]:
+def seasonal_leak(history: SeriesHistory, now: float) -> tuple[float | None, float | None, float | None]:
     """While a leak confirmed against the daily pattern lasts: (the daily mean's excess over the
-    earlier days', the leak's rate in bytes per second); None where the history cannot say."""
+    earlier days', the leak's rate in bytes per second, that rate's standard error); None
+    where the history cannot say."""
     pattern = daily_pattern(history, now)
     if pattern is None:
-        return None, None
+        return None, None, None
     last = math.floor(now / pattern.bucket_seconds) - 1
     trend = pattern.rate(last)
     rates = [r for r in (trend and trend.slope_per_second, pattern.day_over_day_rate(last)) if r is not None]
-    return pattern.excess(last), max(rates) if rates else None
+    return pattern.excess(last), max(rates) if rates else None, pattern.rate_error(last)

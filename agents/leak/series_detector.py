@@ -28,7 +28,7 @@ from mysql_snmp.agents.leak.assessment import REASON_NONE, REASONS, Assessment, 
 from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
 from mysql_snmp.agents.leak.history import SeriesHistory
 from mysql_snmp.agents.leak.leak_end import growth_stopped
-from mysql_snmp.agents.leak.leak_rate import LeakRate, rate_over_leak
+from mysql_snmp.agents.leak.leak_rate import LeakRate, rate_over_leak, recent_rate
 from mysql_snmp.agents.leak.seasonal import DAY, seasonal_leak
 from mysql_snmp.agents.leak.young_climb import warming_up
 
@@ -71,6 +71,8 @@ class Reading:
     window_seconds: float | None
     window_growth_bytes: float | None
     growing: bool  # the rate is growth to forecast from: a window grows, or leaking and it rises
+    # the rate's standard error while leaking (from the leak's whole span); None otherwise
+    rate_error_bytes_per_hour: float | None = None
 
 
 class SeriesDetector:
@@ -192,10 +194,10 @@ class SeriesDetector:
         """A leak confirmed against the daily pattern: its rate is the daily pattern's, and it
         is over once the daily mean is no longer above the earlier days' for
         ``confirm_evaluations`` evaluations (agents/leak/seasonal.py)."""
-        excess, rate = seasonal_leak(self.history, now)
+        excess, rate, error = seasonal_leak(self.history, now)
         if rate is not None and rate > 0:
             # the span the rate compares: a day against the day before
-            self.leak_fit = LeakRate(rate, DAY, rate * DAY)
+            self.leak_fit = LeakRate(rate, DAY, rate * DAY, error=error)
         over = excess is not None and excess <= 0
         self.stopped_evaluations = self.stopped_evaluations + 1 if over else 0
         if self.stopped_evaluations >= self.config.confirm_evaluations:
@@ -204,7 +206,8 @@ class SeriesDetector:
     def _rate_over_leak(self, now: float) -> LeakRate | None:
         """From a confirming window's span before the leak was confirmed up to now."""
         before = self.leak_rate_window if self.leak_rate_window is not None else self.config.longest_window
-        return rate_over_leak(self.history, self.series, self.config, now, _since(now, self.since) + before)
+        whole = rate_over_leak(self.history, self.series, self.config, now, _since(now, self.since) + before)
+        return None if whole is None else recent_rate(self.history, self.series, self.config, now, whole)
 
     def _record_rate(self, assessment: Assessment) -> None:
         """Keep the rate of the longest window that confirms the leak at a new high: a dip of
@@ -250,7 +253,9 @@ class SeriesDetector:
         if self.leak_fit is not None and self.state == LEAKING:
             # the whole leak's rate (agents/leak/leak_rate.py) rather than one window's
             fit = self.leak_fit
-            return Reading(self.state, self.reason, level, fit.rate_per_second * 3600.0, fit.seconds, fit.growth, True)
+            error = None if fit.error is None else fit.error * 3600.0
+            return Reading(self.state, self.reason, level, fit.rate_per_second * 3600.0, fit.seconds, fit.growth, True,
+                           error)
         return Reading(
             state=self.state,
             reason=self.reason,

@@ -73,7 +73,7 @@ def _linear_leak(level: float, onset: float, rate: float):
 
 
 def _cycle_leak(seed: int, days: float, weekly: bool) -> Trace:
-    """A leak under a daily (and weekly) cycle, from a random time of day on the last day."""
+    """A leak under a daily (and weekly) cycle, from a random time of day on the day before the last."""
     rng = random.Random(seed)
     times = grid(days, 30.0)
     series, level = _cycle_series(seed)
@@ -81,7 +81,7 @@ def _cycle_leak(seed: int, days: float, weekly: bool) -> Trace:
     per_day = sweep(seed, 0.5, 2.0, offset=2) * amplitude * level
     floor = series_config(series).min_rate_bytes_per_hour
     rate = max(per_day / 24, floor)
-    onset = (days - 1) * DAY + rng.uniform(0, 24) * HOUR
+    onset = (days - 2) * DAY + rng.uniform(0, 24) * HOUR
     cycled = _cycled(rng, times, level, amplitude, weekly)
     values = [v + max(0.0, t - onset) * rate / HOUR for t, v in zip(times, cycled)]
     limit = RSS_LIMIT if series == RSS else DICTIONARY_LIMIT
@@ -103,7 +103,7 @@ def weekly_cycle_leak(seed: int, days: float) -> Trace:
 
 def accelerating_leak(seed: int, days: float) -> Trace:
     """The seed's rate at onset on a 50-300 MB dictionary, doubling every 6 h to 3 days, towards
-    2 GiB.  The true time to the limit is that of the noiseless curve going on accelerating."""
+    2 GiB.  The true time to the limit is the noiseless curve's at its rate of the moment."""
     rng = random.Random(seed)
     times = grid(days, 30.0)
     base = sweep(seed, 50 * MB, 300 * MB, offset=1)
@@ -124,10 +124,9 @@ def accelerating_leak(seed: int, days: float) -> Trace:
               for t, n, w in zip(times, tables, wander)]
 
     def time_to_limit(t: float) -> float:
-        # leaked(t + x) = leaked(t) + room: solve the exponential for x
-        room = DICTIONARY_LIMIT - level_at(t)
-        rate_now = start_rate * math.exp(max(0.0, t - onset) / growth)
-        return growth * math.log1p(room / (rate_now * growth))
+        # what the forecast promises: the time to the limit at the rate of now (the rate
+        # going on doubling would reach it sooner still)
+        return (DICTIONARY_LIMIT - level_at(t)) / (start_rate * math.exp(max(0.0, t - onset) / growth))
 
     return trace(f"accelerating-leak/{seed}", DICTIONARY, times, values, tables, onset=onset,
                  rate_bytes_per_hour=SEED_LEAK_BYTES_PER_HOUR, limit_bytes=DICTIONARY_LIMIT,
@@ -214,8 +213,8 @@ SHAPED_FAMILIES: tuple[Family, ...] = (
     Family("logistic-warmup", False, logistic_warmups),
     Family("small-cache", False, small_cache),
     Family("quantised", False, quantised),
-    Family("daily-cycle-leak", True, daily_cycle_leak, days=4.0, detect_within=24 * 3600),
-    Family("weekly-cycle-leak", True, weekly_cycle_leak, days=10.0, detect_within=24 * 3600),
+    Family("daily-cycle-leak", True, daily_cycle_leak, days=5.0, detect_within=24 * 3600),
+    Family("weekly-cycle-leak", True, weekly_cycle_leak, days=11.0, detect_within=24 * 3600),
     # the goal of a constant leak at the seed's rate, which is where these start
     Family("accelerating-leak", True, accelerating_leak, days=4.0, detect_within=1800),
     Family("small-cache-leak", True, small_cache_leak, days=4.0, detect_within=24 * 3600),
