@@ -304,7 +304,9 @@ class _Seasonal:
             return None
         last = math.floor(self.now / pattern.bucket_seconds) - 1
         excess = pattern.excess(last)
-        margin = max(series.min_growth_bytes, config.noise_margin_factor * pattern.daily_noise)
+        # the daily means of a few days are smooth and few: their spread alone understates how far a
+        # busier day moves them; the buckets' day-over-day spread is the floor
+        margin = max(series.min_growth_bytes, config.noise_margin_factor * max(pattern.daily_noise, pattern.noise))
         if excess is None or excess < margin:
             return None
         trend = pattern.rate(last)

@@ -84,7 +84,8 @@ def recent_rate(history: SeriesHistory, series: SeriesConfig, config: LeakConfig
                                 correct_above=config.significance_z)
         if faster.z >= config.significance_z and faster.slope_per_second > 0:
             rate = whole.rate_per_second + faster.slope_per_second
-            error = slope_standard_error(points.times, points.values)
-            return dataclasses.replace(whole, rate_per_second=rate, recent=True,
-                                       error=None if error is None else max(error, whole.error or 0.0))
+            # the band spans the whole leak's rate too: the recent one may be the wander's
+            errors = [e for e in (slope_standard_error(points.times, points.values), whole.error) if e is not None]
+            error = max([*errors, (rate - whole.rate_per_second) / 2]) if errors else None
+            return dataclasses.replace(whole, rate_per_second=rate, recent=True, error=error)
     return whole

@@ -11,12 +11,12 @@ So the series' daily mean -- the mean of the 15-minute buckets of the 24 hours u
 rolling -- is compared with its value at the same moment on each of up to seven earlier days.
 Its excess over the highest of them is a leak when it clears a margin tied to how much that
 daily mean moves from one day to the next on its own (``noise_margin_factor`` times the robust
-spread of the day-over-day differences over the history; never less than the series'
-``min_growth_bytes``), and the level keeps rising against yesterday: the slope of the
-day-over-day difference over the last 12 hours, the leak's rate, is above the series' minimum
-rate.  A leak of rate r lifts the daily mean by r x t^2 / 2 days in its first t hours, so
-a leak of half the cycle's amplitude a day clears a margin of 5 % of that amplitude in about
-three hours, and a full day's leak lifts it by r x 24 h.  A weekly cycle's busy days after a
+spread of the day-over-day differences over the history, of the daily means or of the buckets,
+whichever is larger: a rolling mean straddles two days, and a day busier than the one before
+moves it; never less than the series' ``min_growth_bytes``), and the level keeps rising against
+yesterday: the slope of the day-over-day difference over the last 12 hours, the leak's rate, is
+above the series' minimum rate.  A leak of rate r lifts the daily mean by r x t^2 / 2 days in
+its first t hours, and a full day's leak lifts it by r x 24 h.  A weekly cycle's busy days after a
 quiet weekend lift the daily mean too, but not above the weekdays before the weekend: the
 highest of seven days is the reference (in an agent's first week it cannot be).
 
@@ -40,6 +40,8 @@ CYCLE_SHARE = 0.5
 MIN_DAY_COVERAGE = 0.8
 # The span the leak's rate is measured over, in days.
 RATE_SPAN = 0.5
+# The buckets (3 h) whose day-over-day differences give a day-old leak's rate.
+RECENT_BUCKETS = 12
 
 
 @dataclass(frozen=True)
@@ -84,11 +86,13 @@ class DailyPattern:
         return times, [self.means[i] - self.means[i - self.per_day] for i in indices]
 
     def day_over_day_rate(self, last: int) -> float | None:
-        """Bytes per second: the daily mean up to ``last`` against the day before's."""
-        before = last - self.per_day
-        if last not in self.daily or before not in self.daily:
+        """Bytes per second from how far the last RECENT_BUCKETS stand above the same time the day
+        before (the median of their differences, over a day): the leak's rate once it is a day
+        old, when the differences' slope has flattened at the day's growth."""
+        found = self._differences(last)
+        if found is None:
             return None
-        return (self.daily[last] - self.daily[before]) / DAY
+        return median(found[1][-RECENT_BUCKETS:]) / DAY
 
 
 def _spread(values: list[float]) -> float:
