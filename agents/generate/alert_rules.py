@@ -16,6 +16,7 @@ Metric names come from the catalog, so a renamed metric breaks generation, not a
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import yaml
@@ -65,10 +66,17 @@ def _gauge_expr(metric: str, rule: GaugeRule) -> str:
     )
 
 
+def _band_value(metric: str, absent: str) -> str:
+    """A template reading one end of the forecast band of the alert's series, humanized."""
+    query = f'printf "{metric}{{instance=%q,job=%q,series=%q}}" $labels.instance $labels.job $labels.series'
+    return f"{{{{ with {query} | query }}}}{{{{ . | first | value | humanizeDuration }}}}{{{{ else }}}}{absent}{{{{ end }}}}"
+
+
 def rules_document(catalog: Catalog) -> dict:
     state = _name(catalog, "leak_state")
     rate = _name(catalog, "leak_growth_bytes_per_hour")
     ttl = _name(catalog, "leak_time_to_limit_seconds")
+    lower, upper = _name(catalog, "leak_time_to_limit_lower_seconds"), _name(catalog, "leak_time_to_limit_upper_seconds")
     rss = _name(catalog, "process_resident_memory_bytes")
     total = _name(catalog, "host_memory_total_bytes")
     agent_rules = [
@@ -105,7 +113,8 @@ def rules_document(catalog: Catalog) -> dict:
             "labels": {"severity": "critical"},
             "annotations": {
                 "summary": "{{ $labels.series }} on {{ $labels.instance }} reaches its limit within a week",
-                "description": "At the current growth rate mysqld runs out of memory in {{ $value | humanizeDuration }}.",
+                "description": "At the current growth rate mysqld runs out of memory in {{ $value | humanizeDuration }} "
+                f"(the data allows {_band_value(lower, 'unknown')} to {_band_value(upper, 'no limit in sight')}).",
             },
         },
     ]
@@ -150,12 +159,16 @@ def rules_document(catalog: Catalog) -> dict:
 LABELS = 'instance="db1:9104", job="mysql"'
 
 
-def _expected(document: dict, alert: str, labels: dict[str, str], value_text: str = "") -> dict:
-    """The alert as promtool reports it: labels plus annotations with the templates filled in."""
+def _expected(document: dict, alert: str, labels: dict[str, str], value_text: str = "",
+              band: tuple[str, str] = ("", "")) -> dict:
+    """The alert as promtool reports it: labels plus annotations with the templates filled in
+    (``band``: the forecast band's ends as the templates print them)."""
     rule = next(r for g in document["groups"] for r in g["rules"] if r["alert"] == alert)
     annotations = {}
     for key, template in rule["annotations"].items():
         text = template.replace("{{ $value | humanizeDuration }}", value_text)
+        for end, filled in zip(re.findall(r"\{\{ with printf .*?\{\{ end \}\}", text), band):
+            text = text.replace(end, filled)
         for name, value in labels.items():
             text = text.replace("{{ $labels.%s }}" % name, value)
         annotations[key] = text
@@ -186,6 +199,7 @@ def _steady(level: int, minutes: int) -> list[float]:
 def tests_document(catalog: Catalog) -> dict:
     state = _name(catalog, "leak_state")
     ttl = _name(catalog, "leak_time_to_limit_seconds")
+    lower, upper = _name(catalog, "leak_time_to_limit_lower_seconds"), _name(catalog, "leak_time_to_limit_upper_seconds")
     rules = rules_document(catalog)
     target = {"instance": "db1:9104", "job": "mysql"}
     dictionary = {**target, "series": "innodb_mem_dictionary_bytes"}
@@ -200,6 +214,11 @@ def tests_document(catalog: Catalog) -> dict:
                 {"series": f'{state}{{{LABELS}, series="process_resident_memory_bytes"}}', "values": "0x150"},
                 {"series": f'{ttl}{{{LABELS}, series="innodb_mem_dictionary_bytes"}}',
                  "values": "_x104 259200x29 _x30"},
+                # the band: 2 to 4 days at first; then the lower end has no upper one (no limit in sight)
+                {"series": f'{lower}{{{LABELS}, series="innodb_mem_dictionary_bytes"}}',
+                 "values": "_x104 172800x29 _x30"},
+                {"series": f'{upper}{{{LABELS}, series="innodb_mem_dictionary_bytes"}}',
+                 "values": "_x104 345600x10 _x49"},
             ],
             "alert_rule_test": [
                 {"eval_time": "50m", "alertname": "MySQLMemoryLeakSuspected", "exp_alerts": []},
@@ -208,7 +227,11 @@ def tests_document(catalog: Catalog) -> dict:
                 {"eval_time": "110m", "alertname": "MySQLMemoryLeakDetected",
                  "exp_alerts": [_expected(rules, "MySQLMemoryLeakDetected", dictionary)]},
                 {"eval_time": "112m", "alertname": "MySQLMemoryExhaustionForecast",
-                 "exp_alerts": [_expected(rules, "MySQLMemoryExhaustionForecast", dictionary, "3d 0h 0m 0s")]},
+                 "exp_alerts": [_expected(rules, "MySQLMemoryExhaustionForecast", dictionary, "3d 0h 0m 0s",
+                                          ("2d 0h 0m 0s", "4d 0h 0m 0s"))]},
+                {"eval_time": "125m", "alertname": "MySQLMemoryExhaustionForecast",
+                 "exp_alerts": [_expected(rules, "MySQLMemoryExhaustionForecast", dictionary, "3d 0h 0m 0s",
+                                          ("2d 0h 0m 0s", "no limit in sight"))]},
                 {"eval_time": "140m", "alertname": "MySQLMemoryLeakDetected", "exp_alerts": []},
                 {"eval_time": "140m", "alertname": "MySQLMemoryExhaustionForecast", "exp_alerts": []},
             ],

@@ -24,6 +24,7 @@ Three questions, each answered per trend window (15 min, 30 min, 2 h, 6 h by def
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -33,6 +34,7 @@ from mysql_snmp.agents.leak.trend import (
     Trend, autocorrelation_factor, estimate_trend, fit_hinge, mann_kendall_z, median, segments_between,
     theil_sen_slope,
 )
+from mysql_snmp.agents.leak.seasonal import DAY, cycles, daily_pattern
 from mysql_snmp.agents.leak.warmup import TWO_STAGE_POINTS, Anchor, WarmupCurve, find_restart, fit_warmup
 
 REASON_NONE = "none"
@@ -52,6 +54,7 @@ class WindowVerdict:
     # The rate to report: the window's, or that of its points above the baseline when the
     # window still holds the flat past before a fresh leak (which would understate it).
     rate_per_second: float
+    seasonal: bool = False  # judged against the same time of day on earlier days (agents/leak/seasonal.py)
 
     @property
     def suspicious(self) -> bool:
@@ -143,7 +146,7 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
                                autocorrelation=lambda: prior_autocorrelation(history, series, config, now, seconds))
         baseline = history.baseline(now, seconds)
         margin = _margin(baseline, series, config)
-        growing = (trend.z >= config.significance_z and trend.rate_per_hour >= series.min_rate_bytes_per_hour
+        growing = (trend.z >= config.significance_z and trend.rate_per_hour >= series.min_rate_at(level)
                    and trend.growth >= margin)
         new_high = above = False
         if growing:
@@ -165,6 +168,10 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
             if baseline_high is None:
                 # leaking ends when the level falls back to what the warm-up explains
                 baseline_high = expected
+    if not any(v.confirmed for v in verdicts):
+        found = _Seasonal(history, series, config, now, level).judge(history.baseline(now, DAY))
+        if found is not None:
+            verdicts.append(found)
     if not verdicts:
         return None
     if confirming is not None:
@@ -273,11 +280,41 @@ class _Warmup:
         # does not describe well must not pass for a leak
         margin = max(margin, config.noise_margin_factor * curve.misfit)
         now_above = median(excess[-3:])
-        if not (trend.z >= config.significance_z and trend.rate_per_hour >= series.min_rate_bytes_per_hour
+        if not (trend.z >= config.significance_z and trend.rate_per_hour >= series.min_rate_at(points.values[-1])
                 and trend.growth >= margin and now_above - high >= margin):
             return None
         verdict = WindowVerdict(seconds, trend, True, True, True, REASON_UNEXPLAINED, trend.slope_per_second)
         return verdict, points.values[-1] - now_above
+
+
+class _Seasonal:
+    """Growth of the daily mean beyond the same moment on earlier days (agents/leak/seasonal.py),
+    judged where the series follows a daily cycle and no trend window confirms a leak."""
+
+    def __init__(self, history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now: float, level: float):
+        self.history, self.series, self.config, self.now, self.level = history, series, config, now, level
+
+    def judge(self, baseline: Baseline | None) -> WindowVerdict | None:
+        """The verdict when the daily mean's growth is a leak (agents/leak/seasonal.py)."""
+        config, series = self.config, self.series
+        if baseline is None or not _mature(baseline, config, DAY):
+            return None
+        pattern = daily_pattern(self.history, self.now)
+        if pattern is None or not cycles(pattern, baseline.noise):
+            return None
+        last = math.floor(self.now / pattern.bucket_seconds) - 1
+        excess = pattern.excess(last)
+        # the daily means of a few days are smooth and few: their spread alone understates how far a
+        # busier day moves them; the buckets' day-over-day spread is the floor
+        margin = max(series.min_growth_bytes, config.noise_margin_factor * max(pattern.daily_noise, pattern.noise))
+        if excess is None or excess < margin:
+            return None
+        trend = pattern.rate(last)
+        if trend is None or trend.rate_per_hour < series.min_rate_at(self.level):
+            return None
+        # a leak older than a day: the day-over-day differences are flat at its day's growth
+        rate = max(trend.slope_per_second, pattern.day_over_day_rate(last) or 0.0)
+        return WindowVerdict(DAY, trend, True, True, True, REASON_UNEXPLAINED, rate, seasonal=True)
 
 
 def _level_before(overview: WindowPoints, restart: int) -> Anchor | None:

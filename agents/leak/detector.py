@@ -13,8 +13,9 @@ Integration (exporter and AgentX loops)::
 
 One detector per target: its history is that server's.  Values it adds (catalog names,
 labelled by ``series``): leak_series_name, leak_state, leak_growth_bytes_per_hour,
-leak_window_growth_bytes, leak_window_seconds, leak_time_to_limit_seconds,
-leak_limit_bytes, leak_reason_code and leak_reason{series,reason}.
+leak_window_growth_bytes, leak_window_seconds, leak_time_to_limit_seconds (and its band,
+leak_time_to_limit_lower_seconds / _upper_seconds), leak_limit_bytes, leak_reason_code and
+leak_reason{series,reason}.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Any, Callable, Iterator, Mapping
 from mysql_snmp.agents.leak.assessment import REASONS
 from mysql_snmp.agents.leak.clock_steps import WallClockWatch, log_step
 from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig, load_leak_config
-from mysql_snmp.agents.leak.forecast import forecast, number
+from mysql_snmp.agents.leak.forecast import forecast, forecast_band, number
 from mysql_snmp.agents.leak.history_lock import HistoryInUse, HistoryLock
 from mysql_snmp.agents.leak.series_detector import LeakEvent, SeriesDetector
 from mysql_snmp.agents.leak.server_identity import Identity, describe, same_server, server_identity, short_name
@@ -204,6 +205,11 @@ class LeakDetector:
             snapshot.add_series("leak_limit_bytes", labels, round(limit))
         if seconds is not None:
             snapshot.add_series("leak_time_to_limit_seconds", labels, round(seconds))
+        lower, upper = forecast_band(reading, detector.series, snapshot.values)
+        if lower is not None:
+            snapshot.add_series("leak_time_to_limit_lower_seconds", labels, round(lower))
+        if upper is not None:
+            snapshot.add_series("leak_time_to_limit_upper_seconds", labels, round(upper))
 
     # -- persistence -------------------------------------------------------------------
 

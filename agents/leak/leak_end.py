@@ -27,9 +27,9 @@ from mysql_snmp.agents.leak.trend import autocorrelation_factor, estimate_trend
 TESTED_SHARE = 0.5
 
 
-def tested_rate(series: SeriesConfig, leak_rate_per_second: float | None) -> float:
+def tested_rate(series: SeriesConfig, leak_rate_per_second: float | None, level: float | None = None) -> float:
     """Bytes per second the series must significantly fall short of (see the module docstring)."""
-    floor = series.min_rate_bytes_per_hour / 3600.0
+    floor = series.min_rate_at(level) / 3600.0
     return max(floor, TESTED_SHARE * (leak_rate_per_second or 0.0))
 
 
@@ -39,7 +39,7 @@ def growth_stopped(history: SeriesHistory, series: SeriesConfig, config: LeakCon
     tested share of the leak's rate; None while no window shows that.  Only windows inside the
     ``leaking_seconds`` since the leak was confirmed: a longer one holds the flat past before
     the onset, which falls short of any rate."""
-    rate = tested_rate(series, leak_rate_per_second)
+    rate = tested_rate(series, leak_rate_per_second, history.level())
     # the trend windows, and all the bins kept: under the slowest wander only the longest span
     # can show a stop at a rate near the series' minimum
     for seconds in (*config.windows_seconds, 2 * config.longest_window):

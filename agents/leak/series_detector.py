@@ -29,7 +29,9 @@ from mysql_snmp.agents.leak.assessment import REASON_NONE, REASONS, Assessment, 
 from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
 from mysql_snmp.agents.leak.history import SeriesHistory
 from mysql_snmp.agents.leak.leak_end import growth_stopped
-from mysql_snmp.agents.leak.leak_rate import LeakRate, rate_over_leak
+from mysql_snmp.agents.leak.leak_rate import LeakRate, rate_over_leak, recent_rate
+from mysql_snmp.agents.leak.seasonal import DAY, seasonal_leak
+from mysql_snmp.agents.leak.young_climb import warming_up
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +72,8 @@ class Reading:
     window_seconds: float | None
     window_growth_bytes: float | None
     growing: bool  # the rate is growth to forecast from: a window grows, or leaking and it rises
+    # the rate's standard error while leaking (from the leak's whole span); None otherwise
+    rate_error_bytes_per_hour: float | None = None
 
 
 class SeriesDetector:
@@ -103,6 +107,8 @@ class SeriesDetector:
         self.stopped_until: float | None = None
         self.last: Assessment | None = None
         self.leak_fit: LeakRate | None = None  # while leaking: the rate over the leak's span
+        self.warming = False  # the growth is a warm-up watched from the agent's start
+        self.seasonal = False  # leaking, confirmed against the daily pattern (agents/leak/seasonal.py)
         self.reason = REASON_NONE
         self.clock_step: float | None = None  # how far the clock went back before the last sample
 
@@ -157,7 +163,12 @@ class SeriesDetector:
             return None
         old = self.state
         beyond = self._beyond_stopped_leak(assessment, now)
-        suspicious, confirmed = assessment.suspicious and beyond, assessment.confirmed and beyond
+        # a climb watched since the agent's first sample that is curved is a warm-up: never a
+        # leak, and no limit is forecast for it (agents/leak/young_climb.py)
+        self.warming = self.state != LEAKING and assessment.growing and warming_up(
+            self.history, now, self.config.baseline_seconds, self.config.significance_z)
+        suspicious = assessment.suspicious and beyond
+        confirmed = assessment.confirmed and beyond and not self.warming
         if suspicious:
             self.last_suspicious = now
         if self.state == OK:
@@ -168,13 +179,18 @@ class SeriesDetector:
             self.confirmations = self.confirmations + 1 if confirmed else 0
             if self.confirmations >= self.config.confirm_evaluations:
                 self.state = LEAKING
-                self.clear_level = assessment.baseline_high
+                evidence = assessment.leaking_evidence
+                self.seasonal = bool(evidence and evidence.seasonal)
+                # under a daily cycle the level falls below any high every night
+                self.clear_level = None if self.seasonal else assessment.baseline_high
                 self.peak, self.peak_time = assessment.level, now
                 self.leak_rate = self.leak_rate_window = None
                 self.stopped_evaluations = 0
                 self._record_rate(assessment)
             elif _since(now, self.last_suspicious) >= self.config.suspect_clear_seconds:
                 self.state = OK
+        elif self.state == LEAKING and self.seasonal:
+            self._judge_seasonal_leak(now)
         elif self.state == LEAKING:
             if self.peak is None or assessment.level > self.peak:
                 self.peak, self.peak_time = assessment.level, now
@@ -184,22 +200,43 @@ class SeriesDetector:
             if returned or self.stopped_evaluations >= self.config.confirm_evaluations:
                 if not returned:
                     self.stopped_high, self.stopped_until = self.peak, now + self.config.longest_window
-                self.state = OK
-                self.clear_level = self.peak = self.peak_time = self.leak_rate = self.leak_rate_window = None
-                self.confirmations = self.stopped_evaluations = 0
+                self._leave_leaking()
         if self.state == OK:
             self.reason = REASON_NONE
         elif assessment.growing:
             self.reason = assessment.reason
         if self.state != old:
             self.since = now
-        self.leak_fit = self._rate_over_leak(now) if self.state == LEAKING else None
+        if self.state != LEAKING:
+            self.leak_fit = None
+        elif not self.seasonal:
+            self.leak_fit = self._rate_over_leak(now)
         return (old, self.state) if self.state != old else None
+
+    def _leave_leaking(self) -> None:
+        self.state = OK
+        self.clear_level = self.peak = self.peak_time = self.leak_rate = self.leak_rate_window = None
+        self.confirmations = self.stopped_evaluations = 0
+        self.seasonal = False
+
+    def _judge_seasonal_leak(self, now: float) -> None:
+        """A leak confirmed against the daily pattern: its rate is the daily pattern's, and it
+        is over once the daily mean is no longer above the earlier days' for
+        ``confirm_evaluations`` evaluations (agents/leak/seasonal.py)."""
+        excess, rate, error = seasonal_leak(self.history, now)
+        if rate is not None and rate > 0:
+            # the span the rate compares: a day against the day before
+            self.leak_fit = LeakRate(rate, DAY, rate * DAY, error=error)
+        over = excess is not None and excess <= 0
+        self.stopped_evaluations = self.stopped_evaluations + 1 if over else 0
+        if self.stopped_evaluations >= self.config.confirm_evaluations:
+            self._leave_leaking()
 
     def _rate_over_leak(self, now: float) -> LeakRate | None:
         """From a confirming window's span before the leak was confirmed up to now."""
         before = self.leak_rate_window if self.leak_rate_window is not None else self.config.longest_window
-        return rate_over_leak(self.history, self.series, self.config, now, _since(now, self.since) + before)
+        whole = rate_over_leak(self.history, self.series, self.config, now, _since(now, self.since) + before)
+        return None if whole is None else recent_rate(self.history, self.series, self.config, now, whole)
 
     def _record_rate(self, assessment: Assessment) -> None:
         """Keep the rate of the longest window that confirms the leak at a new high: a dip of
@@ -245,7 +282,9 @@ class SeriesDetector:
         if self.leak_fit is not None and self.state == LEAKING:
             # the whole leak's rate (agents/leak/leak_rate.py) rather than one window's
             fit = self.leak_fit
-            return Reading(self.state, self.reason, level, fit.rate_per_second * 3600.0, fit.seconds, fit.growth, True)
+            error = None if fit.error is None else fit.error * 3600.0
+            return Reading(self.state, self.reason, level, fit.rate_per_second * 3600.0, fit.seconds, fit.growth, True,
+                           error)
         return Reading(
             state=self.state,
             reason=self.reason,
@@ -253,7 +292,7 @@ class SeriesDetector:
             rate_bytes_per_hour=evidence.rate_per_second * 3600.0 if evidence else None,
             window_seconds=evidence.seconds if evidence else None,
             window_growth_bytes=evidence.trend.growth if evidence else None,
-            growing=bool(evidence and (evidence.growing or self.state == LEAKING)),
+            growing=bool(evidence and (evidence.growing or self.state == LEAKING) and not self.warming),
         )
 
     # -- persistence -------------------------------------------------------------------
@@ -273,6 +312,7 @@ class SeriesDetector:
             "stopped_evaluations": self.stopped_evaluations,
             "stopped_high": self.stopped_high,
             "stopped_until": self.stopped_until,
+            "seasonal": self.seasonal,
             "history": self.history.to_dict(),
         }
 
@@ -297,6 +337,7 @@ class SeriesDetector:
         self.stopped_evaluations = int(data.get("stopped_evaluations", 0))
         self.stopped_high = _optional_float(data.get("stopped_high"))
         self.stopped_until = _optional_float(data.get("stopped_until"))
+        self.seasonal = bool(data.get("seasonal", False))
 
 
 def _since(now: float, then: float | None) -> float:

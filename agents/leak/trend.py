@@ -281,3 +281,22 @@ def fit_hinge(times: Sequence[float], values: Sequence[float]) -> Hinge | None:
             slope = sxy / sxx
             best = (sse, k, mean_v - slope * sum_x / n, slope)
     return None if best is None else Hinge(best[1], best[2], best[3])
+
+
+def slope_standard_error(times: Sequence[float], values: Sequence[float]) -> float | None:
+    """Standard error of the least-squares slope of the points, widened for their residuals'
+    lag-1 autocorrelation (the effective number of points of an AR(1) series: a wander
+    correlated over hours tells less than its count of points); None under five points."""
+    n = len(times)
+    if n < 5 or len(values) != n:
+        return None
+    mean_t, mean_v = sum(times) / n, sum(values) / n
+    sxx = sum((t - mean_t) ** 2 for t in times)
+    if sxx <= 0:
+        return None
+    slope = sum((t - mean_t) * (v - mean_v) for t, v in zip(times, values)) / sxx
+    residuals = [v - mean_v - slope * (t - mean_t) for t, v in zip(times, values)]
+    sse = sum(r * r for r in residuals)
+    lagged = sum(a * b for a, b in zip(residuals, residuals[1:]))
+    rho = min(0.95, max(0.0, lagged / sse)) if sse > 0 else 0.0
+    return math.sqrt(sse / (n - 2) / sxx * (1 + rho) / (1 - rho))

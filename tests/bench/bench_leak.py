@@ -11,8 +11,14 @@ Per family (each trace starts with no history, so the first day is included):
 - detection delay from onset to ``leaking`` (median and worst case; ``missed`` counts cases never
   detected in time or with the wrong reason),
 - forecast error of the time to the limit one hour after detection (worst case, against the
-  noiseless truth), where the family has a limit.
-Goals: 0 false leaking everywhere; detection within each family's limit; forecast within 25 %.
+  noiseless truth), where the family has a limit;
+- the forecast band 1, 6 and 24 hours after detection: in how many seeds the true time fell
+  inside it, and its median width as a share of the served time; and the latest served time
+  against the true one.
+Goals: 0 false leaking everywhere; detection within each family's limit; the true time inside
+the band in at least 80 % of the seeds at each offset.  (The forecast within 25 % an hour after
+detection is not a goal any more: under wander correlated over hours it cannot be met, and the
+band says how far to trust it.)
 """
 
 from __future__ import annotations
@@ -29,9 +35,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.leak import synthetic  # noqa: E402
 from mysql_snmp.agents.leak.config import LeakConfig, series_config  # noqa: E402
-from mysql_snmp.agents.leak.forecast import forecast  # noqa: E402
+from mysql_snmp.agents.leak.forecast import forecast, forecast_band  # noqa: E402
 from mysql_snmp.agents.leak.series_detector import LEAKING, SUSPECT, SeriesDetector  # noqa: E402
-from tests.leak.families import FAMILIES, Family  # noqa: E402
+from tests.leak.families import FAMILIES as FIRST_FAMILIES, Family  # noqa: E402
+from tests.leak.shaped_families import SHAPED_FAMILIES  # noqa: E402
+
+FAMILIES = FIRST_FAMILIES + SHAPED_FAMILIES
 
 
 def run(trace: synthetic.Trace, at_forecast: Callable[[SeriesDetector, float], None] | None = None) -> dict:
@@ -45,6 +54,7 @@ def run(trace: synthetic.Trace, at_forecast: Callable[[SeriesDetector, float], N
     detected_at = reason = None
     false_leaking = suspects = 0
     forecast_error = None
+    bands: list[tuple[float | None, float | None, float | None, float | None]] = []
     for t, value, aux in trace.rows():
         change = detector.feed(t, value, aux)
         before_onset = not trace.leaks or t < trace.onset
@@ -55,6 +65,9 @@ def run(trace: synthetic.Trace, at_forecast: Callable[[SeriesDetector, float], N
                 suspects += new == SUSPECT
             elif new == LEAKING and detected_at is None:
                 detected_at, reason = t, detector.reading().reason
+        while (detected_at is not None and trace.limit_bytes and len(bands) < len(BAND_HOURS)
+               and t >= detected_at + BAND_HOURS[len(bands)] * 3600):
+            bands.append(band_at(detector, series, trace, t))
         if forecast_error is None and detected_at is not None and trace.limit_bytes and t >= detected_at + 3600:
             seconds, _ = forecast(detector.reading(), series, {})
             truth = trace.true_time_to_limit(t)
@@ -66,8 +79,38 @@ def run(trace: synthetic.Trace, at_forecast: Callable[[SeriesDetector, float], N
         "name": trace.name, "notes": trace.notes, "cpu": time.process_time() - started,
         "quiet_days": quiet_days, "false_leaking": false_leaking, "suspects": suspects,
         "delay": None if detected_at is None else detected_at - trace.onset,
-        "reason_ok": reason == trace.expected_reason, "forecast_error": forecast_error,
+        "reason_ok": reason == trace.expected_reason, "forecast_error": forecast_error, "bands": bands,
     }
+
+
+# Hours after detection at which the forecast band is judged.
+BAND_HOURS = (1, 6, 24)
+
+
+def band_at(detector: SeriesDetector, series, trace: synthetic.Trace, t: float):
+    """(served, earliest, latest, true) seconds to the limit at t."""
+    reading = detector.reading()
+    seconds, _ = forecast(reading, series, {})
+    lower, upper = forecast_band(reading, series, {})
+    return seconds, lower, upper, trace.true_time_to_limit(t)
+
+
+def band_cells(results: list[dict]) -> tuple[list[str], bool]:
+    """Per offset: seeds whose true time fell inside the band / seeds judged there, and the
+    band's median width as a share of the served time; then the latest served/true."""
+    cells, ok, late = [], True, []
+    for i, hours in enumerate(BAND_HOURS):
+        judged = [r["bands"][i] for r in results if len(r["bands"]) > i and r["bands"][i][3]]
+        inside = sum(lo is not None and lo <= truth <= (hi if hi is not None else float("inf"))
+                     for _, lo, hi, truth in judged)
+        widths = [((hi if hi is not None else float("inf")) - lo) / served
+                  for served, lo, hi, _ in judged if served and lo is not None]
+        width = f"{statistics.median(widths):.0%}" if widths else "-"
+        cells.append(f"+{hours}h {inside}/{len(judged)} {width}")
+        ok = ok and (not judged or inside >= 0.8 * len(judged))
+        late += [served / truth for served, _, _, truth in judged if served]
+    cells.append(f"late {max(late):.2f}x" if late else "")
+    return cells, ok
 
 
 def run_case(args: tuple[Family, int, float | None, bool]) -> dict:
@@ -96,8 +139,10 @@ def summarise(family: Family, results: list[dict]) -> tuple[str, bool]:
         errors = [r["forecast_error"] for r in results if r["forecast_error"] is not None]
         if errors:
             worst = max(errors, key=abs)
-            ok = ok and abs(worst) <= 0.25
             cells.append(f"{worst:+.0%}")
+            band, band_ok = band_cells(results)
+            cells += band
+            ok = ok and band_ok
     return "  ".join(cells), ok
 
 
@@ -139,7 +184,7 @@ def main(argv: list[str]) -> int:
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(run_case, cases))
     print(f"{'family':24}  {'n':>2}  {'days':>6}  {'leaking/30d':>12}  {'suspect/d':>7}  "
-          f"{'delay median / max':>18}  missed  forecast +1h")
+          f"{'delay median / max':>18}  missed  forecast +1h  band: true time inside / seeds, median width")
     failures = 0
     for family in families:
         mine = [r for (f, *_), r in zip(cases, results) if f is family]

@@ -54,6 +54,8 @@ class Trace:
         """Seconds from t until the noiseless leak reaches the limit."""
         if self.limit_bytes is None or not self.rate_bytes_per_hour or self.onset is None or t < self.onset:
             return None
+        if "time_to_limit" in self.extra:  # a leak whose rate changes
+            return self.extra["time_to_limit"](t)
         level = self.extra["level_at"](t)
         return (self.limit_bytes - level) / (self.rate_bytes_per_hour / HOUR)
 

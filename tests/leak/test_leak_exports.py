@@ -32,7 +32,10 @@ def test_prometheus_families_carry_the_leak_values():
     assert reasons == {"none": 0.0, "tables": 0.0, "unexplained": 1.0}
     rate = families["mysql_leak_growth_bytes_per_hour"].samples[0].value
     assert rate == snapshot.series["leak_growth_bytes_per_hour"][labels_of(series=DICT)]
-    assert families["mysql_leak_time_to_limit_seconds"].samples[0].value > 0
+    served = families["mysql_leak_time_to_limit_seconds"].samples[0].value
+    lower = families["mysql_leak_time_to_limit_lower_seconds"].samples[0].value
+    upper = families["mysql_leak_time_to_limit_upper_seconds"].samples[0].value
+    assert 0 < lower < served < upper
 
 
 def test_agentx_view_serves_the_leak_table_row():
@@ -45,3 +48,10 @@ def test_agentx_view_serves_the_leak_table_row():
     name = view.get(table.oid + (1, catalog.by_name("leak_series_name").snmp.column) + index)
     assert state.value == 2
     assert name.value == DICT.encode()
+    # the band: new columns at the end of the row, the older ones where they were
+    assert [catalog.by_name(n).snmp.column for n in ("leak_reason_code", "leak_time_to_limit_lower_seconds",
+                                                      "leak_time_to_limit_upper_seconds")] == [8, 9, 10]
+    band = [view.get(table.oid + (1, column) + index).value for column in (9, 6, 10)]
+    assert band == [round(snapshot.series[n][labels_of(series=DICT)]) for n in (
+        "leak_time_to_limit_lower_seconds", "leak_time_to_limit_seconds", "leak_time_to_limit_upper_seconds")]
+    assert band[0] < band[1] < band[2]

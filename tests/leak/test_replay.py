@@ -134,9 +134,12 @@ def test_config_file_thresholds_apply(tmp_path, capsys):
     trace = synthetic.dictionary_leak(days=0.25, onset=4 * HOUR)
     write_trace(tmp_path / "seed.csv", trace)
     (tmp_path / "agent.yml").write_text(
-        "leak:\n  series:\n    - name: innodb_mem_dictionary_bytes\n      min_rate_bytes_per_hour: 104857600\n")
+        "leak:\n  series:\n    - name: innodb_mem_dictionary_bytes\n      min_rate_bytes_per_hour: 104857600\n"
+        "      relative_min_rate_per_hour: 1\n")
     code, records, _ = run_cli(capsys, "--input", str(tmp_path / "seed.csv"), "--config", str(tmp_path / "agent.yml"))
-    assert code == 0 and records == []  # 100 MiB/h minimum: the seed's 5.6 MiB/h is no leak
+    # 100 MiB/h minimum (and 100 %/h of the level, so the relative minimum is no lower): the seed's
+    # 5.6 MiB/h is no leak
+    assert code == 0 and records == []
     (tmp_path / "bad.yml").write_text("leak:\n  windows_seconds: []\n")
     code, _, err = run_cli(capsys, "--input", str(tmp_path / "seed.csv"), "--config", str(tmp_path / "bad.yml"))
     assert code == 2 and "windows_seconds" in err

@@ -51,7 +51,7 @@ def test_a_wandering_leak_stays_leaking_with_a_positive_rate_and_a_forecast(seed
             evaluated = detector.last.time
             reading = detector.reading()
             seconds, _ = forecast(reading, series, {})
-            served.append((t, reading.rate_bytes_per_hour, seconds))
+            served.append((t, reading.rate_bytes_per_hour, seconds, bool(detector.leak_fit and detector.leak_fit.recent)))
     after_onset = [(t, new) for t, (_, new) in changes if t >= trace.onset]
     assert after_onset and after_onset[0][1] != OK, trace.notes
     detected = next(t for t, new in after_onset if new == LEAKING)
@@ -59,17 +59,29 @@ def test_a_wandering_leak_stays_leaking_with_a_positive_rate_and_a_forecast(seed
     assert [new for t, new in after_onset if t >= detected] == [LEAKING]
     assert trace.times[-1] - detected > 24 * HOUR
     assert len(served) > 24 * 60
-    assert all(rate is not None and rate > 0 for _, rate, _ in served)
-    assert all(seconds is not None for _, _, seconds in served)
+    assert all(rate is not None and rate > 0 for _, rate, _, _ in served)
+    assert all(seconds is not None for _, _, seconds, _ in served)
     # the rate served is the leak's, not a short window's swing with the wander (those
     # reached -74 and +150 MB/h): from an hour after detection on, within a factor 3 of the
     # true 30 MB/h (measured now 0.72-1.84x; the longest window's, served before, 15-49 MB/h)
-    later = [rate for t, rate, _ in served if t >= detected + HOUR]
+    later = [rate for t, rate, _, _ in served if t >= detected + HOUR]
     assert trace.rate_bytes_per_hour / 3 < min(later) and max(later) < 3 * trace.rate_bytes_per_hour
     # and it steadies as the leak lasts (agents/leak/leak_rate.py): from 12 h after detection on,
     # the fit spans the whole leak, within 20 % of the true rate (measured 0.91-1.13x on these seeds)
-    settled = [rate / trace.rate_bytes_per_hour for t, rate, _ in served if t >= detected + 12 * HOUR]
-    assert settled and 0.8 < min(settled) and max(settled) < 1.2
+    # -- except while the last 2 hours rise significantly faster than the whole leak: then their
+    # rate is served (an earlier forecast, the safe side; an accelerating leak needs it), which
+    # the wander causes now and then
+    settled = [(rate / trace.rate_bytes_per_hour, recent) for t, rate, _, recent in served
+               if t >= detected + 12 * HOUR]
+    whole = [share for share, recent in settled if not recent]
+    assert whole and 0.8 < min(whole) and max(whole) < 1.2
+    assert all(share >= min(whole) for share, recent in settled if recent)
+    assert sum(recent for _, recent in settled) <= MAX_RECENT_SHARE * len(settled), seed
+
+
+# The share of evaluations from 12 h after detection on that may serve a recent window's rate
+# under this wander (measured 5-9 % on these seeds)
+MAX_RECENT_SHARE = 0.15
 
 
 def run_until(detector, times, values, aux, until):

@@ -1,0 +1,80 @@
+"""A short version of the benchmark's real-shaped families (tests/leak/shaped_families.py; the
+benchmark, tests/bench/bench_leak.py, runs 5 seeds of each): one case of each shape the detector
+used to get wrong, and a quiet control of each new quiet family."""
+
+import pytest
+
+from mysql_snmp.agents.leak.config import LeakConfig, series_config
+from mysql_snmp.agents.leak.forecast import forecast, forecast_band
+from mysql_snmp.agents.leak.series_detector import LEAKING, SeriesDetector
+from tests.leak import shaped_families as shaped
+from tests.leak.synthetic import HOUR
+
+
+def detector_for(trace):
+    series = series_config(trace.series, limit_bytes=trace.limit_bytes)
+    return SeriesDetector(trace.series, series, LeakConfig(state_file=None)), series
+
+
+def first_leaking(trace):
+    detector, _ = detector_for(trace)
+    for t, value, aux in trace.rows():
+        change = detector.feed(t, value, aux)
+        if change is not None and change[1] == LEAKING:
+            return t
+    return None
+
+
+@pytest.mark.parametrize("make, seed, days", [
+    # an agent started with mysqld: RSS climbs a logistic curve for 3 days (was leaking at 30 h)
+    (shaped.logistic_warmups, 4, 4.0),
+    (shaped.small_cache, 5, 3.0),  # 10 MB: the relative minimum rate is 25 KB/h there
+    (shaped.quantised, 3, 3.0),
+    (shaped.weekly_cycle, 3, 4.0),
+])
+def test_quiet_shapes_are_never_leaking(make, seed, days):
+    trace = make(seed, days)
+    assert first_leaking(trace) is None, trace.notes
+
+
+@pytest.mark.parametrize("make, seed, within", [
+    (shaped.small_cache_leak, 2, 24 * HOUR),  # 112 KB/h on 22 MB: under the absolute minimum rate
+    (shaped.daily_cycle_leak, 4, 24 * HOUR),  # 0.7x the cycle's amplitude a day, under a 50 % cycle
+    (shaped.accelerating_leak, 5, 1800),  # the seed's rate, doubling every 6 h
+])
+def test_leaks_of_new_shapes_are_caught_in_time(make, seed, within):
+    trace = make(seed, 5.0)
+    t = first_leaking(trace)
+    assert t is not None and trace.onset <= t <= trace.onset + within, trace.notes
+
+
+def test_a_leak_under_a_daily_cycle_serves_its_own_rate_not_the_cycles():
+    trace = shaped.daily_cycle_leak(4, 5.0)
+    detector, series = detector_for(trace)
+    detected = None
+    for t, value, aux in trace.rows():
+        change = detector.feed(t, value, aux)
+        if change is not None and change[1] == LEAKING:
+            detected = t
+        if detected is not None and t >= detected + 6 * HOUR:
+            break
+    assert detector.state == LEAKING
+    assert detector.reading().rate_bytes_per_hour == pytest.approx(trace.rate_bytes_per_hour, rel=0.25)
+
+
+def test_an_accelerating_leak_is_forecast_at_its_recent_rate_inside_the_band():
+    trace = shaped.accelerating_leak(5, 5.0)  # doubling every 6 h
+    detector, series = detector_for(trace)
+    detected = None
+    for t, value, aux in trace.rows():
+        change = detector.feed(t, value, aux)
+        if change is not None and change[1] == LEAKING:
+            detected = t
+        if detected is not None and t >= detected + 6 * HOUR:
+            break
+    seconds, _ = forecast(detector.reading(), series, {})
+    lower, upper = forecast_band(detector.reading(), series, {})
+    truth = trace.true_time_to_limit(t)
+    assert detector.leak_fit.recent  # the whole leak's rate would be 1.5x late here
+    assert seconds <= 1.25 * truth
+    assert lower <= truth <= upper
