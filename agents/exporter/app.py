@@ -189,10 +189,9 @@ class ExporterApp:
             request.extend(self.collect_params.families())
         # Interning pays from a target's second scrape on: a /probe target scraped once and pushed
         # out before its next scrape (more targets than MAX_PROBE_TARGETS) would only fill it.
-        interner = target.interner if counters.scrapes > 1 else None
         server = None
         if record is not None and record.snapshot.up:
-            interner = target.scrape_interner()
+            interner = target.scrape_interner() if counters.scrapes > 1 else None
             server = target.bodies.get(record, labels, content_type, lambda: encode_as(
                 server_families(outcome, self.catalog, self.config.compat, interner), chosen,
                 interner, final=False))
