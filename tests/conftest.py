@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from mysql_snmp.agents import redact
+
 from mysql_snmp.agents.throwaway import ThrowawayMariaDB
 from tests.support import MINIMAL_GRANTS, MonitoringUser, create_monitoring_user, wait_for_replication
 
@@ -75,3 +77,12 @@ def shared_dir() -> Path:
     if not SHARED_DIR.is_dir():
         pytest.skip(f"../shared absent: {SHARED_DIR} holds the reference fixtures")
     return SHARED_DIR
+
+
+@pytest.fixture(autouse=True)
+def _passwords_stay_with_their_test():
+    """The scrubber remembers every password a process was given: one test's ("p", "other") would
+    otherwise mask those letters in every later test's log lines."""
+    secrets, forms = set(redact._secrets), redact._forms
+    yield
+    redact._secrets, redact._forms = secrets, forms

@@ -8,7 +8,6 @@ import logging
 import pymysql
 import pytest
 
-from mysql_snmp.agents import redact
 from mysql_snmp.agents.connection import (
     PASSWORD_ENV,
     ConfigError,
@@ -111,9 +110,7 @@ def test_binary_file_is_one_clear_line_naming_it(tmp_path):
     assert str(path) in message and "UTF-8" in message and "\n" not in message
 
 
-def test_file_readable_by_others_is_warned(tmp_path, caplog, monkeypatch):
-    # Other tests' passwords ("other" among them) are remembered by the scrubber of this process.
-    monkeypatch.setattr(redact, "_forms", ())
+def test_file_readable_by_others_is_warned(tmp_path, caplog):
     path = write_cnf(tmp_path, "[client]\nuser = u\n", mode=0o644)
     with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.option_file"):
         settings_from_my_cnf(path)
