@@ -48,16 +48,22 @@ def test_leaks_of_new_shapes_are_caught_in_time(make, seed, within):
     assert t is not None and trace.onset <= t <= trace.onset + within, trace.notes
 
 
-def test_a_leak_under_a_daily_cycle_serves_its_own_rate_not_the_cycles():
-    trace = shaped.daily_cycle_leak(4, 5.0)
-    detector, series = detector_for(trace)
+def fed_until_after_detection(trace, detector, hours: float) -> float:
+    """Feed the trace until ``hours`` after the detector went leaking; the time reached."""
     detected = None
     for t, value, aux in trace.rows():
         change = detector.feed(t, value, aux)
         if change is not None and change[1] == LEAKING:
             detected = t
-        if detected is not None and t >= detected + 6 * HOUR:
+        if detected is not None and t >= detected + hours * HOUR:
             break
+    return t
+
+
+def test_a_leak_under_a_daily_cycle_serves_its_own_rate_not_the_cycles():
+    trace = shaped.daily_cycle_leak(4, 5.0)
+    detector, series = detector_for(trace)
+    fed_until_after_detection(trace, detector, 6)
     assert detector.state == LEAKING
     assert detector.reading().rate_bytes_per_hour == pytest.approx(trace.rate_bytes_per_hour, rel=0.25)
 
@@ -65,13 +71,7 @@ def test_a_leak_under_a_daily_cycle_serves_its_own_rate_not_the_cycles():
 def test_an_accelerating_leak_is_forecast_at_its_recent_rate_inside_the_band():
     trace = shaped.accelerating_leak(5, 5.0)  # doubling every 6 h
     detector, series = detector_for(trace)
-    detected = None
-    for t, value, aux in trace.rows():
-        change = detector.feed(t, value, aux)
-        if change is not None and change[1] == LEAKING:
-            detected = t
-        if detected is not None and t >= detected + 6 * HOUR:
-            break
+    t = fed_until_after_detection(trace, detector, 6)
     seconds, _ = forecast(detector.reading(), series, {})
     lower, upper = forecast_band(detector.reading(), series, {})
     truth = trace.true_time_to_limit(t)
