@@ -47,10 +47,6 @@ class HistoryLock:
         self._fd: int | None = None
         self._open_failed = False
 
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
-
     def acquire(self) -> bool:
         """Take the lock: True when held; raises HistoryInUse when another process holds it;
         False (with one warning, until it works) when the lock file cannot be opened at all,
