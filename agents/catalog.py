@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from mysql_snmp.agents.catalog_families import FamilyTable, FamilyTableError, parse_family_table
-from mysql_snmp.agents.yaml_errors import describe_load_error
+from .catalog_families import FamilyTable, FamilyTableError, parse_family_table
+from .config.yaml_errors import describe_load_error
 
 CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
 # The same document as JSON, with the SHA-256 of the YAML it came from (`mysql-snmp generate`

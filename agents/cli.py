@@ -9,10 +9,10 @@ import os
 import re
 import sys
 
-from mysql_snmp.agents.log_lines import install_log_guards
-from mysql_snmp.agents.commands.perl_agent_options import perl_command_line, with_perl_spellings
-from mysql_snmp.agents.names import did_you_mean
-from mysql_snmp.agents.version import installed_version
+from .bounds.log_lines import install_log_guards
+from .commands.perl_agent_options import perl_command_line, with_perl_spellings
+from .config.names import did_you_mean
+from .config.version import installed_version
 
 # Command name -> its module.  Each module defines register(subparsers) and sets a handler
 # with parser.set_defaults(handler=function(args) -> int).

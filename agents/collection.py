@@ -37,20 +37,15 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from mysql_snmp.agents.catalog import Catalog, load_catalog
-from mysql_snmp.agents.connection import (
-    CONNECTION_ERRORS,
-    QUERY_INTERRUPTED,
-    ConnectionSettings,
-    MySQLConnection,
-    MySQLUnavailable,
-    QueryError,
-)
-from mysql_snmp.agents.derived import apply_derivations
-from mysql_snmp.agents.names import unknown_names_message
-from mysql_snmp.agents.redact import describe_exception
-from mysql_snmp.agents.snapshot import Snapshot, SourceStatus
-from mysql_snmp.agents.sources import (
+from .catalog import Catalog, load_catalog
+from .mysql.errors import CONNECTION_ERRORS, QUERY_INTERRUPTED, MySQLUnavailable, QueryError
+from .config.settings import ConnectionSettings
+from .mysql.connection import MySQLConnection
+from .derived import apply_derivations
+from .config.names import unknown_names_message
+from .config.redact import describe_exception
+from .snapshot import Snapshot, SourceStatus
+from .sources import (
     SCRAPER_NAMES,
     LocalScraper,
     Scraper,
@@ -59,12 +54,12 @@ from mysql_snmp.agents.sources import (
     default_source_names,
     scraper_classes,
 )
-from mysql_snmp.agents.sources.local_mysqld import LocalMysqld
-from mysql_snmp.agents.sources.options import SourceOptions
-from mysql_snmp.agents.version import installed_version
+from .sources.local_mysqld import LocalMysqld
+from .sources.options import SourceOptions
+from .config.version import installed_version
 
 if TYPE_CHECKING:
-    from mysql_snmp.agents.sources.heartbeat import HeartbeatOptions
+    from .sources.heartbeat import HeartbeatOptions
 
 log = logging.getLogger(__name__)
 

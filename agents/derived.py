@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Callable, Mapping
 
-from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.snapshot import Snapshot, Value
+from .catalog import Catalog
+from .snapshot import Snapshot, Value
 from mysql_snmp.parsers.heartbeat import legacy_slave_lag
 
 Inputs = Mapping[str, object]

@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from mysql_snmp.parsers.columns import MISSING, fold_row, pick
-from mysql_snmp.parsers.gtid import normalise_gtid_set
-from mysql_snmp.parsers.values import CatalogValues, text_of, typed, typed_int
+from .columns import MISSING, fold_row, pick
+from .gtid import normalise_gtid_set
+from .values import CatalogValues, text_of, typed, typed_int
 
 _FILE_NUMBER = re.compile(r"\.([0-9]+)$")
 

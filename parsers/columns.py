@@ -22,7 +22,7 @@ class RowError(ValueError):
 class FoldedRow(dict):
     """A row whose column names are already lowercased, each once: fold_row hands it back as it is.
 
-    For a reader that builds rows from a result's column names (agents/connection.py): the
+    For a reader that builds rows from a result's column names (agents/mysql/connection.py): the
     perf_schema tables give ~1,000 rows a scrape, each folded again by its parser otherwise.
     """
 

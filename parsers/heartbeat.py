@@ -19,9 +19,9 @@ import math
 from datetime import datetime, timezone, tzinfo
 from typing import Iterable
 
-from mysql_snmp.parsers.columns import MISSING, fold_row, pick
-from mysql_snmp.parsers.types import Labels, labels_of
-from mysql_snmp.parsers.values import CatalogValues, text_of, typed_int
+from .columns import MISSING, fold_row, pick
+from .types import Labels, labels_of
+from .values import CatalogValues, text_of, typed_int
 
 
 class HeartbeatError(ValueError):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
-from mysql_snmp.parsers.types import Value, labels_of
-from mysql_snmp.parsers.values import CatalogValues
+from .types import Value, labels_of
+from .values import CatalogValues
 
 MYSQLD_NAMES = frozenset({"mysqld", "mariadbd"})
 # Linux counts guest time inside user and nice: left out so the modes sum to the total.

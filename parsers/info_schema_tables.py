@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.table_rows import Field, Series, per_operation, series_from_rows
+from .table_rows import Field, Series, per_operation, series_from_rows
 
 TABLE = {"schema": "table_schema", "table": "table_name"}
 VERSION_LABELS = {**TABLE, "type": "table_type", "engine": "engine", "row_format": "row_format",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.table_rows import Field, Series, series_from_rows
+from .table_rows import Field, Series, series_from_rows
 
 FIELDS = (
     Field("innodb_cmpmem_pages_used", "pages_used"),

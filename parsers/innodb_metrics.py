@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from mysql_snmp.parsers.columns import MISSING, fold_row, pick
-from mysql_snmp.parsers.status import sample_number
-from mysql_snmp.parsers.types import NamedRow
-from mysql_snmp.parsers.values import text_of, typed
+from .columns import MISSING, fold_row, pick
+from .status import sample_number
+from .types import NamedRow
+from .values import text_of, typed
 
 
 def _text(folded: dict, column: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.table_rows import Field, Series, folded_rows, series_from_rows
+from .table_rows import Field, Series, folded_rows, series_from_rows
 
 ACCOUNT = {"mysql_user": "user", "hostmask": "host"}
 LIMIT_FIELDS = tuple(Field(f"mysql_user_{column}", column)

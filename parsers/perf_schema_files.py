@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.table_rows import PICOSECONDS, Field, Series, folded_rows, label_text, per_operation, series_from_rows
+from .table_rows import PICOSECONDS, Field, Series, folded_rows, label_text, per_operation, series_from_rows
 
 FILE_EVENTS_FIELDS = (
     per_operation("perf_schema_file_events", "COUNT_{}", ("read", "write", "misc"), label="mode")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.types import Labels, labels_of
-from mysql_snmp.parsers.values import typed_int
+from .types import Labels, labels_of
+from .values import typed_int
 
 SERIES_COLUMNS = (
     "current_number_of_bytes_used",

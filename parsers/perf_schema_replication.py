@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.table_rows import Field, Series, folded_rows, label_text, number, series_from_rows
+from .table_rows import Field, Series, folded_rows, label_text, number, series_from_rows
 
 # replication_group_members: one info series per member; a column this server lacks is an empty label.
 MEMBER_LABELS = ("channel_name", "member_id", "member_host", "member_port", "member_state", "member_role",

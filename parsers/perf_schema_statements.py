@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, NamedTuple
 
-from mysql_snmp.parsers.table_rows import PICOSECONDS, Field, Series, folded_rows, label_text, number, series_from_rows
+from .table_rows import PICOSECONDS, Field, Series, folded_rows, label_text, number, series_from_rows
 
 DIGEST_LABELS = {"schema": "schema_name", "digest": "digest", "digest_text": "digest_text"}
 DIGEST_FIELDS = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.table_rows import (
+from .table_rows import (
     NULL_LABEL,
     PICOSECONDS,
     Field,

@@ -21,9 +21,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from mysql_snmp.parsers.types import NamedRow, labels_of
-from mysql_snmp.parsers.columns import MISSING, fold_row, pick
-from mysql_snmp.parsers.values import CatalogValues, text_of, typed_int
+from .types import NamedRow, labels_of
+from .columns import MISSING, fold_row, pick
+from .values import CatalogValues, text_of, typed_int
 
 LEGACY_STATES = (
     "closing_tables",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, NamedTuple
 
-from mysql_snmp.parsers.table_rows import folded_rows, number
+from .table_rows import folded_rows, number
 
 
 class Histogram(NamedTuple):

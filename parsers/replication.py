@@ -26,11 +26,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
-from mysql_snmp.parsers.types import NamedRow, Value, labels_of
-from mysql_snmp.parsers.columns import MISSING, fold_row, pick, pick_named
-from mysql_snmp.parsers.gtid import normalise_gtid_set
-from mysql_snmp.parsers.status import sample_number
-from mysql_snmp.parsers.values import CatalogValues, text_of, typed, typed_int
+from .types import NamedRow, Value, labels_of
+from .columns import MISSING, fold_row, pick, pick_named
+from .gtid import normalise_gtid_set
+from .status import sample_number
+from .values import CatalogValues, text_of, typed, typed_int
 
 THREAD_STOPPED = 0
 THREAD_RUNNING = 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.table_rows import Series, folded_rows, label_text, number
+from .table_rows import Series, folded_rows, label_text, number
 
 # The counters mysqld_exporter serves (the table also has timers, in nanoseconds, that it leaves out).
 STAT_TYPES = (

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from mysql_snmp.parsers.columns import MISSING, fold_row, pick
-from mysql_snmp.parsers.types import Labels, labels_of
-from mysql_snmp.parsers.values import text_of
+from .columns import MISSING, fold_row, pick
+from .types import Labels, labels_of
+from .values import text_of
 
 
 def _text(folded: dict, *columns: str) -> str:

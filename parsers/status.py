@@ -7,9 +7,9 @@ import re
 import time
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.types import Value
-from mysql_snmp.parsers.columns import MISSING, fold_row, pick
-from mysql_snmp.parsers.values import text_of, typed
+from .types import Value
+from .columns import MISSING, fold_row, pick
+from .values import text_of, typed
 
 _NAME_COLUMNS = ("Variable_name", "Name")
 _VALUE_COLUMNS = ("Value",)

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.columns import FoldedRow, fold_row
-from mysql_snmp.parsers.values import text_of, typed
+from .columns import FoldedRow, fold_row
+from .values import text_of, typed
 
 Labels = tuple[tuple[str, str], ...]
 Series = dict[str, dict[Labels, float]]

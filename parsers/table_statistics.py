@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.table_rows import Field, Series, series_from_rows
+from .table_rows import Field, Series, series_from_rows
 
 COLUMNS = ("rows_read", "rows_changed", "rows_changed_x_indexes")
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from mysql_snmp.parsers.columns import fold_row
-from mysql_snmp.parsers.table_rows import Series, label_text, number
+from .columns import fold_row
+from .table_rows import Series, label_text, number
 
 
 def columns_series(rows: Iterable[Mapping], label: str) -> Series:

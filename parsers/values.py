@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from mysql_snmp.parsers.types import Labels, Value
+from .types import Labels, Value
 
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 # Plain decimals and exponent forms; "inf"/"nan" deliberately stay strings.

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from mysql_snmp.agents import redact
+from mysql_snmp.agents.config import redact
 
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB
 from tests.support import MINIMAL_GRANTS, MonitoringUser, create_monitoring_user, wait_for_replication
 
 SHARED_DIR = Path(__file__).resolve().parents[1] / ".." / "shared"

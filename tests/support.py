@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from mysql_snmp.agents.connection import ConnectionSettings, settings_from_my_cnf
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB
+from mysql_snmp.agents.config.settings import ConnectionSettings, settings_from_my_cnf
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB
 
 # What a monitoring user needs on MariaDB 10.5.9+ for every default source:
 # PROCESS (InnoDB status, processlist, INNODB_METRICS), REPLICATION CLIENT (= BINLOG

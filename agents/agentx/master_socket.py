@@ -19,7 +19,7 @@ import struct
 import threading
 from typing import Callable
 
-from mysql_snmp.agents.agentx.codec import ProtocolError
+from .codec import ProtocolError
 
 log = logging.getLogger(__name__)
 

@@ -7,11 +7,11 @@ is left out rather than sent as a made-up 0.
 
 from __future__ import annotations
 
-from mysql_snmp.agents.agentx.codec import VarBind
-from mysql_snmp.agents.agentx.tableindex import encode_index
-from mysql_snmp.agents.agentx.view import wire_value
-from mysql_snmp.agents.catalog import Catalog, parse_oid
-from mysql_snmp.agents.snapshot import Labels, Snapshot
+from .codec import VarBind
+from .tableindex import encode_index
+from .view import wire_value
+from ..catalog import Catalog, parse_oid
+from ..snapshot import Labels, Snapshot
 
 
 def notification_definition(catalog: Catalog, name: str) -> dict:

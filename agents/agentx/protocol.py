@@ -24,13 +24,13 @@ import enum
 from dataclasses import dataclass
 from typing import Sequence
 
-from mysql_snmp.agents.agentx.codec import (
+from .codec import (
     Close, Decoder, Flag, Header, Oid, Open, Pdu, PduType, ProtocolError, Register, Response, ResponseError,
     decode_pdu, encode, encode_header,
 )
-from mysql_snmp.agents.agentx.responder import REQUEST_TYPES, answer
-from mysql_snmp.agents.agentx.view import MibView
-from mysql_snmp.agents.agentx.walk_answers import WalkAnswers
+from .responder import REQUEST_TYPES, answer
+from .view import MibView
+from .walk_answers import WalkAnswers
 
 
 class Phase(enum.Enum):

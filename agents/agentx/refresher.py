@@ -20,9 +20,9 @@ import logging
 import time
 from typing import Callable
 
-from mysql_snmp.agents.agentx.view import MibView, TreeLayout, build_view
-from mysql_snmp.agents.redact import describe_exception
-from mysql_snmp.agents.snapshot import Snapshot
+from .view import MibView, TreeLayout, build_view
+from ..config.redact import describe_exception
+from ..snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 

@@ -6,11 +6,11 @@ silence (CleanupSet, RFC 2741 7.2.4.4) or the PDU is not a request at all.
 
 from __future__ import annotations
 
-from mysql_snmp.agents.agentx.codec import (
+from .codec import (
     CleanupSet, CommitSet, Get, GetBulk, GetNext, Pdu, Response, ResponseError, SearchRange, TestSet,
     UndoSet, VarBind, VarType,
 )
-from mysql_snmp.agents.agentx.view import MibView
+from .view import MibView
 
 REQUEST_TYPES = (Get, GetNext, GetBulk, TestSet, CommitSet, UndoSet, CleanupSet)
 

@@ -28,16 +28,16 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from mysql_snmp.agents.agentx import codec
-from mysql_snmp.agents.agentx.codec import (
+from . import codec
+from .codec import (
     Close, CloseReason, Notify, Oid, Ping, ProtocolError, Response, ResponseError, VarBind, VarType,
 )
-from mysql_snmp.agents.agentx.protocol import (
+from .protocol import (
     AgentXProtocol, Answer, AnswerFailed, MasterClosed, NotRegistered, Refused, Registered, StreamBroken,
 )
-from mysql_snmp.agents.agentx.master_socket import MasterSocket, SessionLost
-from mysql_snmp.agents.agentx.view import MibView
-from mysql_snmp.agents.catalog import format_oid
+from .master_socket import MasterSocket, SessionLost
+from .view import MibView
+from ..catalog import format_oid
 
 log = logging.getLogger(__name__)
 

@@ -21,13 +21,13 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Callable
 
-from mysql_snmp.agents.agentx.notification_varbinds import notification_message
-from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.snapshot import Labels, Snapshot
+from .notification_varbinds import notification_message
+from ..catalog import Catalog
+from ..snapshot import Labels, Snapshot
 from mysql_snmp.parsers.replication import THREAD_STOPPED
 
 if TYPE_CHECKING:
-    from mysql_snmp.agents.agentx.session import AgentXSession
+    from .session import AgentXSession
 
 log = logging.getLogger(__name__)
 

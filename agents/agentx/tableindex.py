@@ -9,8 +9,8 @@ shorter strings first, then byte by byte, which is the order a walk returns them
 
 from __future__ import annotations
 
-from mysql_snmp.agents.catalog import Table
-from mysql_snmp.agents.snapshot import Labels
+from ..catalog import Table
+from ..snapshot import Labels
 
 # RFC 2578 7.7 bounds the OID at 128 sub-identifiers; the string index gets what the column leaves.
 MAX_OID_LENGTH = 128

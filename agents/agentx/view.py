@@ -18,11 +18,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from mysql_snmp.agents.agentx.codec import Oid, SearchRange, VarBind, VarType
-from mysql_snmp.agents.agentx.tableindex import UnindexableRow, encode_index, row_name
-from mysql_snmp.agents.catalog import ROW_NAME_SOURCE, Catalog, Metric, Table
-from mysql_snmp.agents.served_text import snmp_string
-from mysql_snmp.agents.snapshot import Labels, Snapshot, Value
+from .codec import Oid, SearchRange, VarBind, VarType
+from .tableindex import UnindexableRow, encode_index, row_name
+from ..catalog import ROW_NAME_SOURCE, Catalog, Metric, Table
+from ..bounds.served_text import snmp_string
+from ..snapshot import Labels, Snapshot, Value
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ encode), which produces the same bytes (tests/agentx/test_walk_answers.py checks
 
 from __future__ import annotations
 
-from mysql_snmp.agents.agentx.codec import Oid, ProtocolError, decode_oid, encode_oid, encode_varbind
-from mysql_snmp.agents.agentx.view import MibView
+from .codec import Oid, ProtocolError, decode_oid, encode_oid, encode_varbind
+from .view import MibView
 
 # sys_uptime 0, noError, index 0 (RFC 2741 6.2.16): zeros in either byte order.
 _NO_ERROR_HEAD = bytes(8)

@@ -13,16 +13,16 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mysql_snmp.agents.commands.collect import add_collection_arguments, collector_from_args, listed_sources
-from mysql_snmp.agents.commands.perl_agent_options import PidFile, add_perl_agent_options, apply_perl_agent_options
-from mysql_snmp.agents.connection import PASSWORD_ENV, ConfigError, add_connection_arguments
-from mysql_snmp.agents.log_lines import install_log_guards
+from .collect import add_collection_arguments, collector_from_args, listed_sources
+from .perl_agent_options import PidFile, add_perl_agent_options, apply_perl_agent_options
+from ..config.settings import PASSWORD_ENV, ConfigError, add_connection_arguments
+from ..bounds.log_lines import install_log_guards
 
 if TYPE_CHECKING:
-    from mysql_snmp.agents.agentx.refresher import ViewRefresher
-    from mysql_snmp.agents.agentx.session import AgentXSession
-    from mysql_snmp.agents.collection import Collector
-    from mysql_snmp.agents.leak.detector import LeakDetector
+    from ..agentx.refresher import ViewRefresher
+    from ..agentx.session import AgentXSession
+    from ..collection import Collector
+    from ..leak.detector import LeakDetector
 
 log = logging.getLogger(__name__)
 
@@ -112,10 +112,10 @@ def build_agent(args, hooks=()) -> Agent:
 
     ``hooks`` run on each snapshot in the collection thread, after the leak detector's (so
     they see its values); a hook can notify through ``session.submit_notify``."""
-    from mysql_snmp.agents.agentx.refresher import ViewRefresher
-    from mysql_snmp.agents.agentx.session import AgentXSession, MasterAddress
-    from mysql_snmp.agents.agentx.view import TreeLayout
-    from mysql_snmp.agents.catalog import CatalogError, load_catalog, parse_oid
+    from ..agentx.refresher import ViewRefresher
+    from ..agentx.session import AgentXSession, MasterAddress
+    from ..agentx.view import TreeLayout
+    from ..catalog import CatalogError, load_catalog, parse_oid
 
     catalog = load_catalog()
     for flag, seconds in (("--refresh", args.refresh), ("--timeout", args.timeout),
@@ -148,13 +148,13 @@ def build_agent(args, hooks=()) -> Agent:
                               abort_collection=collector.abort)
     session = AgentXSession(address, refresher.current_view, [legacy_root, new_root],
                             agent_id=legacy_root[:-1], ping_interval=args.ping_interval)
-    from mysql_snmp.agents.agentx.state_notifications import state_notification_hook
+    from ..agentx.state_notifications import state_notification_hook
 
     refresher.published.append(state_notification_hook(session, catalog))
     detector = None
     if args.leak:
-        from mysql_snmp.agents.leak.notifications import leak_notification_hooks
-        from mysql_snmp.agents.leak.setup import build_leak_detector, describe_watched
+        from ..leak.notifications import leak_notification_hooks
+        from ..leak.setup import build_leak_detector, describe_watched
 
         try:
             detector = build_leak_detector(collector.settings.target, args.leak_config, args.leak_state, agent="agentx",
@@ -195,7 +195,7 @@ def run(args) -> int:
     if listed_sources(args):
         return 0
     try:
-        from mysql_snmp.agents.sources import default_source_names
+        from ..sources import default_source_names
 
         apply_perl_agent_options(args, default_source_names())
         agent = build_agent(args)

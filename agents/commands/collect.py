@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-from mysql_snmp.agents.connection import ConfigError, add_connection_arguments, settings_from_args
-from mysql_snmp.agents.snapshot import Labels, Snapshot
+from ..config.settings import ConfigError, add_connection_arguments, settings_from_args
+from ..snapshot import Labels, Snapshot
 
 EPILOG = """\
 examples:
@@ -57,8 +57,8 @@ def add_collection_arguments(parser) -> None:
 
 def collector_from_args(args):
     """A Collector built from the connection and source flags (raises ConfigError/ValueError)."""
-    from mysql_snmp.agents.collection import Collector
-    from mysql_snmp.agents.sources.heartbeat import HeartbeatOptions
+    from ..collection import Collector
+    from ..sources.heartbeat import HeartbeatOptions
 
     heartbeat = None
     if args.heartbeat:
@@ -78,7 +78,7 @@ def collector_from_args(args):
 
 
 def list_sources() -> str:
-    from mysql_snmp.agents.sources import scraper_classes
+    from ..sources import scraper_classes
 
     classes = scraper_classes()
     width = max(map(len, classes))  # the table collectors' names run past 30 characters

@@ -72,9 +72,9 @@ def _interrupt(signum, frame):
 def run(args) -> int:
     import pymysql
 
-    from mysql_snmp.agents.demo_stack import DemoError
-    from mysql_snmp.agents.netsnmp_sandbox import NetSnmpError
-    from mysql_snmp.agents.throwaway import ThrowawayError
+    from ..demo.stack import DemoError
+    from ..demo.netsnmp_sandbox import NetSnmpError
+    from ..demo.throwaway import ThrowawayError
 
     # SIGTERM unwinds like Ctrl-C, so the finally clauses stop every child process.
     previous = signal.signal(signal.SIGTERM, _interrupt)
@@ -88,11 +88,11 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
-    from mysql_snmp.agents.collection import Collector
-    from mysql_snmp.agents.commands.collect import snapshot_document
-    from mysql_snmp.agents.connection import ConnectionSettings
-    from mysql_snmp.agents.demo_stack import write_root_my_cnf
-    from mysql_snmp.agents.throwaway import ThrowawayMariaDB
+    from ..collection import Collector
+    from .collect import snapshot_document
+    from ..config.settings import ConnectionSettings
+    from ..demo.stack import write_root_my_cnf
+    from ..demo.throwaway import ThrowawayMariaDB
 
     with ExitStack() as stack:
         directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mysql-snmp-demo-")))
@@ -138,7 +138,7 @@ def show_server(server, snapshot, key_buffer_size: int) -> None:
 
 
 def show_exporter(stack: ExitStack, directory: Path, my_cnf: Path, pids: dict) -> list[str]:
-    from mysql_snmp.agents.demo_stack import metrics_excerpt, scrape, start_exporter
+    from ..demo.stack import metrics_excerpt, scrape, start_exporter
 
     say("\n== Prometheus exporter (mysql-snmp exporter) ==")
     exporter = start_exporter(stack, directory, my_cnf)
@@ -151,10 +151,10 @@ def show_exporter(stack: ExitStack, directory: Path, my_cnf: Path, pids: dict) -
 
 
 def show_snmp(stack: ExitStack, directory: Path, my_cnf: Path, pids: dict) -> list[str]:
-    from mysql_snmp.agents.catalog import format_oid, load_catalog
-    from mysql_snmp.agents.demo_stack import (MIB_DIR, MIB_MODULE, OidNames, mib_names_resolve, scalar_oid, start_subagent,
+    from ..catalog import format_oid, load_catalog
+    from ..demo.stack import (MIB_DIR, MIB_MODULE, OidNames, mib_names_resolve, scalar_oid, start_subagent,
                                    table_rows)
-    from mysql_snmp.agents.netsnmp_sandbox import INSTALL_HINT, Snmpd, missing_net_snmp_tools
+    from ..demo.netsnmp_sandbox import INSTALL_HINT, Snmpd, missing_net_snmp_tools
 
     say("\n== SNMP (mysql-snmp agentx under a private snmpd) ==")
     missing = missing_net_snmp_tools("snmpd", "snmpget", "snmpbulkwalk", "snmptranslate")

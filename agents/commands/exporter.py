@@ -38,12 +38,12 @@ def before_parser(argv: list[str]) -> None:
     (0.3-0.5 MB less RSS, at start and after 100 scrapes; decoded after them, at the start of
     run(), it costs 0.3-0.4 MB more).  Not when the command line only asks for help or the
     version: that needs no catalog.  A broken catalog is reported by run(), which loads it again."""
-    from mysql_snmp.agents.exporter.builtin_hashes import use_builtin_hashes
+    from ..exporter.builtin_hashes import use_builtin_hashes
 
     use_builtin_hashes()  # before anything imports hashlib (the catalog's digest, pymysql)
     if not _PARSING_ONLY.isdisjoint(argv):
         return
-    from mysql_snmp.agents.catalog import CatalogError, load_exporter_catalog
+    from ..catalog import CatalogError, load_exporter_catalog
 
     try:
         load_exporter_catalog()
@@ -52,10 +52,10 @@ def before_parser(argv: list[str]) -> None:
 
 
 def register(subparsers) -> None:
-    from mysql_snmp.agents.tls_on_demand import without_openssl
+    from ..mysql.tls_on_demand import without_openssl
 
     with without_openssl():  # the flags import pymysql: without OpenSSL, as run() imports the rest
-        from mysql_snmp.agents.exporter.flags import add_arguments
+        from ..exporter.flags import add_arguments
 
     parser = subparsers.add_parser(
         "exporter",
@@ -77,7 +77,7 @@ def register(subparsers) -> None:
 
 def _check_durations(config) -> None:
     """nan or 0 would end every scrape at once (empty), inf would let one hang for ever."""
-    from mysql_snmp.agents.connection import ConfigError
+    from ..config.settings import ConfigError
 
     for flag, seconds, zero_allowed in (("--exporter.scrape-timeout", config.scrape_timeout, False),
                                         ("--exporter.collector-timeout", config.collector_timeout, False),
@@ -92,7 +92,7 @@ def _check_durations(config) -> None:
 
 def _configure_logging(args) -> None:
     """--log.level / --log.format; without --log.level, mysql-snmp's own --log-level."""
-    from mysql_snmp.agents.exporter.log_format import configure_logging
+    from ..exporter.log_format import configure_logging
 
     general = getattr(args, "log_level", None) or "info"  # mysql-snmp --log-level
     level = args.exporter_log_level or {"warning": "warn"}.get(general, general)
@@ -101,20 +101,20 @@ def _configure_logging(args) -> None:
 
 def run(args) -> int:
     _configure_logging(args)
-    from mysql_snmp.agents.exporter.allocator import tune_malloc
+    from ..exporter.allocator import tune_malloc
 
     tune_malloc()  # before the first thread starts
-    from mysql_snmp.agents.tls_on_demand import without_openssl
+    from ..mysql.tls_on_demand import without_openssl
 
     # pymysql and the HTTP server load without ssl or cryptography: what needs them loads them then.
     with without_openssl():
-        from mysql_snmp.agents.catalog import CatalogError, load_exporter_catalog
-        from mysql_snmp.agents.connection import PASSWORD_ENV, ConfigError
-        from mysql_snmp.agents.exporter.app import ExporterApp
-        from mysql_snmp.agents.exporter.flags import config_from_args, parse_listen_address
-        from mysql_snmp.agents.exporter.server import serve
-        from mysql_snmp.agents.exporter.systemd_socket import SystemdSocketError, systemd_listeners
-        from mysql_snmp.agents.exporter.web_config import WebConfigError, load_web_config
+        from ..catalog import CatalogError, load_exporter_catalog
+        from ..config.settings import PASSWORD_ENV, ConfigError
+        from ..exporter.app import ExporterApp
+        from ..exporter.flags import config_from_args, parse_listen_address
+        from ..exporter.server import serve
+        from ..exporter.systemd_socket import SystemdSocketError, systemd_listeners
+        from ..exporter.web_config import WebConfigError, load_web_config
 
     config = config_from_args(args)
     listeners = None

@@ -35,8 +35,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from mysql_snmp.agents.catalog import load_catalog
-    from mysql_snmp.agents.generate import REPO_ROOT, stale_files, write_all
+    from ..catalog import load_catalog
+    from ..generate import REPO_ROOT, stale_files, write_all
 
     root = args.root or REPO_ROOT
     catalog = load_catalog()

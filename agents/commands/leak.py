@@ -7,7 +7,7 @@ import dataclasses
 import json
 import sys
 
-from mysql_snmp.agents.leak.config import (
+from ..leak.config import (
     DEFAULT_SERIES,
     SERIES_ALIASES,
     LeakConfigError,
@@ -16,9 +16,9 @@ from mysql_snmp.agents.leak.config import (
     load_leak_config,
     series_config,
 )
-from mysql_snmp.agents.leak.replay import TraceError, read_trace, replay
-from mysql_snmp.agents.leak.setup import read_leak_section
-from mysql_snmp.agents.names import did_you_mean
+from ..leak.replay import TraceError, read_trace, replay
+from ..leak.setup import read_leak_section
+from ..config.names import did_you_mean
 
 EPILOG = """\
 trace format (CSV with a header row):

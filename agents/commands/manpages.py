@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-from mysql_snmp.agents.version import installed_version
+from ..config.version import installed_version
 
 SEE_ALSO = "snmpd.conf(5), snmpd(8), systemd.exec(5)"
 
@@ -90,7 +90,7 @@ def subcommands(parser: argparse.ArgumentParser) -> dict[str, tuple[argparse.Arg
 def manual_pages() -> dict[str, str]:
     """File name -> page, for the program and each of its commands (a nested command, such as
     ``leak replay``, is described in its parent's page)."""
-    from mysql_snmp.agents.cli import build_parser
+    from ..cli import build_parser
 
     parser = build_parser()
     commands = subcommands(parser)

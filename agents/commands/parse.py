@@ -57,13 +57,13 @@ def read_input(path: str) -> str:
 
 
 def parsed_values(kind: str, text: str, legacy_names: bool, path: str) -> dict[str, object]:
-    from mysql_snmp.agents.catalog import load_catalog
-    from mysql_snmp.agents.collection import map_to_catalog
-    from mysql_snmp.agents.commands.collect import flat_values
-    from mysql_snmp.agents.snapshot import Snapshot
+    from ..catalog import load_catalog
+    from ..collection import map_to_catalog
+    from .collect import flat_values
+    from ..snapshot import Snapshot
 
     if kind == "innodb-status":
-        from mysql_snmp.agents.sources.innodb_status import innodb_result
+        from ..sources.innodb_status import innodb_result
         from mysql_snmp.parsers.innodb import parse_innodb_status
         from mysql_snmp.parsers.innodb_legacy import legacy_innodb_values
 
@@ -85,8 +85,8 @@ def parsed_values(kind: str, text: str, legacy_names: bool, path: str) -> dict[s
 
 def _table_result(kind: str, text: str, path: str):
     """(catalog source kind, SourceResult) of a saved global-status or replica-status table."""
-    from mysql_snmp.agents.sources import SourceResult
-    from mysql_snmp.agents.sources.replication import replication_result
+    from ..sources import SourceResult
+    from ..sources.replication import replication_result
     from mysql_snmp.parsers.replication import parse_replica_status
     from mysql_snmp.parsers.status import parse_status_rows
     from mysql_snmp.parsers.tabular import parse_table_text

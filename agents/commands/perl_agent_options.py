@@ -23,7 +23,7 @@ import logging
 import os
 from pathlib import Path
 
-from mysql_snmp.agents.version import installed_version
+from ..config.version import installed_version
 
 log = logging.getLogger(__name__)
 

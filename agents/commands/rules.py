@@ -18,7 +18,7 @@ Thresholds (default):
 
 
 def register(subparsers) -> None:
-    from mysql_snmp.agents.generate.server_rules import Thresholds
+    from ..generate.server_rules import Thresholds
 
     defaults = "\n".join(f"  {f.name} ({getattr(Thresholds(), f.name)})" for f in dataclasses.fields(Thresholds))
     parser = subparsers.add_parser(
@@ -34,8 +34,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from mysql_snmp.agents.catalog import load_catalog
-    from mysql_snmp.agents.generate.server_rules import parse_overrides, render, rules_document
+    from ..catalog import load_catalog
+    from ..generate.server_rules import parse_overrides, render, rules_document
 
     try:
         thresholds = parse_overrides(args.overrides)

@@ -15,20 +15,20 @@ import os
 import threading
 import time
 
-from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.connection import ConfigError, ConnectionSettings
-from mysql_snmp.agents.exporter.collect_params import CollectParams
-from mysql_snmp.agents.exporter.collectors import COLLECTORS, ExporterCollector, select
-from mysql_snmp.agents.exporter.encoding import encode_as, negotiate
-from mysql_snmp.agents.exporter.exposition import collection_self_families, request_self_families, server_families
-from mysql_snmp.agents.exporter.flags import ExporterConfig
-from mysql_snmp.agents.exporter.own_metrics import build_info, process_families
-from mysql_snmp.agents.exporter.probe_targets import ProbeTargets, canonical_target
-from mysql_snmp.agents.exporter.response import scrape_body
-from mysql_snmp.agents.exporter.settings import default_settings, probe_settings, without_certificate_check
-from mysql_snmp.agents.exporter.targets import Target
-from mysql_snmp.agents.tls_on_demand import prepare_for
-from mysql_snmp.agents.exporter.web_config import BasicAuthVerifier, WebConfig
+from ..catalog import Catalog
+from ..config.settings import ConfigError, ConnectionSettings
+from .collect_params import CollectParams
+from .collectors import COLLECTORS, ExporterCollector, select
+from .encoding import encode_as, negotiate
+from .exposition import collection_self_families, request_self_families, server_families
+from .flags import ExporterConfig
+from .own_metrics import build_info, process_families
+from .probe_targets import ProbeTargets, canonical_target
+from .response import scrape_body
+from .settings import default_settings, probe_settings, without_certificate_check
+from .targets import Target
+from ..mysql.tls_on_demand import prepare_for
+from .web_config import BasicAuthVerifier, WebConfig
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +59,8 @@ class ExporterApp:
     # ------------------------------------------------------------------ targets
 
     def _new_collector(self, settings: ConnectionSettings):
-        from mysql_snmp.agents.collection import Collector
-        from mysql_snmp.agents.sources.heartbeat import HeartbeatOptions
+        from ..collection import Collector
+        from ..sources.heartbeat import HeartbeatOptions
 
         names = {c.name for c in self.enabled}
         heartbeat = None
@@ -96,8 +96,8 @@ class ExporterApp:
         """The leak detector of the /metrics target (its history is that server's)."""
         if not self.config.leak_detector:
             return []
-        from mysql_snmp.agents.leak.config import LeakConfigError
-        from mysql_snmp.agents.leak.setup import build_leak_detector, describe_watched
+        from ..leak.config import LeakConfigError
+        from ..leak.setup import build_leak_detector, describe_watched
 
         try:
             detector = build_leak_detector(target, self.config.leak_config, self.config.leak_state_file,

@@ -13,8 +13,8 @@ import logging
 import threading
 from typing import Iterable
 
-from mysql_snmp.agents.exporter.metric_types import CounterMetricFamily, Metric
-from mysql_snmp.agents.names import did_you_mean
+from .metric_types import CounterMetricFamily, Metric
+from ..config.names import did_you_mean
 
 log = logging.getLogger(__name__)
 

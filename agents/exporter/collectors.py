@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.exporter import projection
-from mysql_snmp.agents.exporter.encoding import FamilyInterner
-from mysql_snmp.agents.exporter.metric_types import Metric
-from mysql_snmp.agents.snapshot import Snapshot
+from ..catalog import Catalog
+from . import projection
+from .encoding import FamilyInterner
+from .metric_types import Metric
+from ..snapshot import Snapshot
 from mysql_snmp.parsers.innodb_metrics import innodb_metric_rows
 from mysql_snmp.parsers.processlist import upstream_processlist_rows
 from mysql_snmp.parsers.replication import upstream_channel_rows

@@ -14,9 +14,9 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
-from mysql_snmp.agents.exporter.metric_types import Metric
-from mysql_snmp.agents.exporter.sample_lines import plain_body, plain_format
-from mysql_snmp.agents.exporter.wire_format import OPENMETRICS_EOF, Format, family_text, negotiate_format
+from .metric_types import Metric
+from .sample_lines import plain_body, plain_format
+from .wire_format import OPENMETRICS_EOF, Format, family_text, negotiate_format
 
 _OPENMETRICS_EOF = OPENMETRICS_EOF.encode()
 

@@ -13,13 +13,13 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.exporter.collectors import ALWAYS_EXPORTED_KINDS, CompatOptions
-from mysql_snmp.agents.exporter.encoding import FamilyInterner
-from mysql_snmp.agents.exporter.families import catalog_families, exposed_names
-from mysql_snmp.agents.exporter.metric_types import CounterMetricFamily, GaugeMetricFamily, Metric
-from mysql_snmp.agents.snapshot import Snapshot
-from mysql_snmp.agents.exporter.targets import (
+from ..catalog import Catalog
+from .collectors import ALWAYS_EXPORTED_KINDS, CompatOptions
+from .encoding import FamilyInterner
+from .families import catalog_families, exposed_names
+from .metric_types import CounterMetricFamily, GaugeMetricFamily, Metric
+from ..snapshot import Snapshot
+from .targets import (
     ScrapeOutcome,
     TargetCounters,
     absent_here,

@@ -13,9 +13,9 @@ from decimal import Decimal
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
-from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.exporter.encoding import FamilyInterner, scalar_family
-from mysql_snmp.agents.exporter.metric_types import (
+from ..catalog import Catalog
+from .encoding import FamilyInterner, scalar_family
+from .metric_types import (
     CounterMetricFamily,
     GaugeMetricFamily,
     HistogramMetricFamily,
@@ -23,7 +23,7 @@ from mysql_snmp.agents.exporter.metric_types import (
     Sample,
     UnknownMetricFamily,
 )
-from mysql_snmp.agents.snapshot import Snapshot, Value
+from ..snapshot import Snapshot, Value
 
 _FAMILY_TYPES = {
     "counter": CounterMetricFamily,

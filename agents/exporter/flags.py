@@ -11,13 +11,13 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from mysql_snmp.agents.connection import PASSWORD_RULE
-from mysql_snmp.agents.exporter.collectors import COLLECTORS, CompatOptions
-from mysql_snmp.agents.exporter.probe_access import ProbeAllowList
-from mysql_snmp.agents.server_regexp import regexp_problem
-from mysql_snmp.agents.sources.options import SourceOptions
-from mysql_snmp.agents.exporter.log_format import FORMATS, LEVELS
-from mysql_snmp.agents.exporter.connection_limit import DEFAULTS as LIMITS, ConnectionLimits
+from ..config.settings import PASSWORD_RULE
+from .collectors import COLLECTORS, CompatOptions
+from .probe_access import ProbeAllowList
+from .server_regexp import regexp_problem
+from ..sources.options import SourceOptions
+from .log_format import FORMATS, LEVELS
+from .connection_limit import DEFAULTS as LIMITS, ConnectionLimits
 
 DEFAULT_LISTEN = ":9104"
 

@@ -14,8 +14,8 @@ import logging
 import os
 import sys
 
-from mysql_snmp.agents.collection import AGENT_VERSION
-from mysql_snmp.agents.exporter.metric_types import CounterMetricFamily, GaugeMetricFamily, Metric
+from ..collection import AGENT_VERSION
+from .metric_types import CounterMetricFamily, GaugeMetricFamily, Metric
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 ``/probe?target=X&auth_module=client.NAME`` logs in to X with that section's user and password, so an
 open list would hand the password to whatever host a request names (a fake server on any port needs
-only to ask for it; see agents/mysql_auth.py for the other half).  A target is allowed when:
+only to ask for it; see agents/mysql/auth_plugins.py for the other half).  A target is allowed when:
 
 - it is the address the auth module's own section names (``host``/``port`` or ``socket``, after
   inheriting ``[client]``): the default, nothing else; or
@@ -24,7 +24,7 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 
-from mysql_snmp.agents.connection import ConnectionSettings
+from ..config.settings import ConnectionSettings
 
 FLAG = "--exporter.probe-allowed-targets"
 

@@ -22,7 +22,7 @@ import time
 from collections import OrderedDict
 from typing import Callable
 
-from mysql_snmp.agents.connection import ConfigError, parse_port
+from ..config.settings import ConfigError, parse_port
 
 MAX_PROBE_TARGETS = 500
 # Four missed scrapes at Prometheus' default interval of a minute.

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.catalog_families import ROW_TYPE, Projection
-from mysql_snmp.agents.exporter.encoding import FamilyInterner, scalar_family
-from mysql_snmp.agents.exporter.metric_types import CounterMetricFamily, GaugeMetricFamily, Metric, UnknownMetricFamily
+from ..catalog import Catalog
+from ..catalog_families import ROW_TYPE, Projection
+from .encoding import FamilyInterner, scalar_family
+from .metric_types import CounterMetricFamily, GaugeMetricFamily, Metric, UnknownMetricFamily
 from mysql_snmp.parsers.status import galera_evs_latency, galera_gcache_size_bytes, sample_number
 from mysql_snmp.parsers.types import NamedRow, Value
 

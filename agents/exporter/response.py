@@ -37,7 +37,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Callable
 
-from mysql_snmp.agents.exporter.encoding import Negotiated, encode_as
+from .encoding import Negotiated, encode_as
 
 # Encoded parts up to this size are kept for later requests of the same collection (a MariaDB
 # scrape with every collector is ~300 KB); larger ones are shared only by the requests waiting.

@@ -21,9 +21,9 @@ import functools
 import math
 import re
 
-from mysql_snmp.agents.exporter.metric_types import Metric
-from mysql_snmp.agents.served_text import label_value
-from mysql_snmp.agents.exporter.wire_format import (ALLOW_UTF8, MOVED_IN_TEXT, UNDERSCORES, Format, family_text, go_float,
+from .metric_types import Metric
+from ..bounds.served_text import label_value
+from .wire_format import (ALLOW_UTF8, MOVED_IN_TEXT, UNDERSCORES, Format, family_text, go_float,
                                                     quote_text)
 
 _PLAIN_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")

@@ -4,7 +4,7 @@ Standard library only (socketserver and ssl; not http.server: its parser is leni
 its imports cost about 1 MB): one thread per connection, at most --web.max-connections of them
 (``connection_limit``: the cap, idle and header deadlines), each request read strictly and within
 bounds (``http_request``), TLS and basic auth from the exporter-toolkit web config (ssl is loaded
-only then: agents/tls_on_demand.py), exposition in the format negotiated from the Accept header
+only then: agents/mysql/tls_on_demand.py), exposition in the format negotiated from the Accept header
 (Prometheus text 0.0.4 or OpenMetrics: agents/exporter/encoding.py). It binds
 --web.listen-address, or serves the listening sockets systemd passed (--web.systemd-socket).
 """
@@ -23,16 +23,16 @@ from http import HTTPStatus
 from typing import Sequence
 from urllib.parse import parse_qs, urlsplit
 
-from mysql_snmp.agents.connection import ConfigError
-from mysql_snmp.agents.exporter.allocator import release_free_memory
-from mysql_snmp.agents.exporter.app import SCRAPE_TIMEOUT_HEADER, ExporterApp
-from mysql_snmp.agents.exporter.connection_limit import LISTEN_BACKLOG, ConnectionSlots, DeadlineReader, reject
-from mysql_snmp.agents.exporter.flags import parse_listen_address
-from mysql_snmp.agents.exporter.http_request import BadRequest, read_request_head
-from mysql_snmp.agents.exporter.probe_access import ProbeRefused
-from mysql_snmp.agents.exporter.systemd_socket import PassedSocket, systemd_listeners
-from mysql_snmp.agents.exporter.targets import Target
-from mysql_snmp.agents.exporter.web_config import Verdict
+from ..config.settings import ConfigError
+from .allocator import release_free_memory
+from .app import SCRAPE_TIMEOUT_HEADER, ExporterApp
+from .connection_limit import LISTEN_BACKLOG, ConnectionSlots, DeadlineReader, reject
+from .flags import parse_listen_address
+from .http_request import BadRequest, read_request_head
+from .probe_access import ProbeRefused
+from .systemd_socket import PassedSocket, systemd_listeners
+from .targets import Target
+from .web_config import Verdict
 
 log = logging.getLogger(__name__)
 _date_header: tuple[int | None, str] = (None, "")  # (unix second, its Date header text), replaced whole

@@ -3,7 +3,7 @@
 /metrics: the option file's ``[client]``, completed by --mysqld.address/--mysqld.username;
 or, without --config.my-cnf, Debian's ``DATA_SOURCE_NAME`` (Go MySQL driver DSN) when set.
 /probe: ``[client.<auth_module>]`` (inheriting ``[client]``) aimed at ``?target=``, when allowed.
-Both: the password rule of every command, mysql_snmp.agents.connection.with_env_password.
+Both: the password rule of every command, mysql_snmp.agents.config.settings.with_env_password.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from mysql_snmp.agents.connection import (ConfigError, ConnectionSettings, parse_port, require_user,
-                                          settings_from_my_cnf, with_env_password)
-from mysql_snmp.agents.exporter.probe_access import ProbeAllowList, ProbeRefused, is_auth_module
+from ..config.settings import ConfigError, ConnectionSettings, parse_port, require_user, settings_from_my_cnf, with_env_password
+from .probe_access import ProbeAllowList, ProbeRefused, is_auth_module
 
 log = logging.getLogger(__name__)
 

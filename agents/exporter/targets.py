@@ -24,10 +24,10 @@ from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as Futur
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from mysql_snmp.agents.exporter.collectors import ExporterCollector
-from mysql_snmp.agents.exporter.encoding import FamilyInterner
-from mysql_snmp.agents.exporter.response import SharedBodies
-from mysql_snmp.agents.snapshot import Snapshot, SourceStatus
+from .collectors import ExporterCollector
+from .encoding import FamilyInterner
+from .response import SharedBodies
+from ..snapshot import Snapshot, SourceStatus
 
 log = logging.getLogger(__name__)
 

@@ -32,9 +32,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mysql_snmp.agents.names import unknown_names_message
-from mysql_snmp.agents.textfile import UnusableFile, read_regular_text
-from mysql_snmp.agents.yaml_errors import describe_load_error
+from ..config.names import unknown_names_message
+from ..config.textfile import UnusableFile, read_regular_text
+from ..config.yaml_errors import describe_load_error
 
 
 class WebConfigError(ValueError):
@@ -42,7 +42,7 @@ class WebConfigError(ValueError):
 
 
 # Names in Python's ssl module (ssl.TLSVersion, ssl.CERT_*), looked up only when TLS is
-# configured: most exporters never load ssl (agents/tls_on_demand.py).
+# configured: most exporters never load ssl (agents/mysql/tls_on_demand.py).
 _TLS_VERSIONS = {
     "TLS10": "TLSv1",
     "TLS11": "TLSv1_1",

@@ -19,8 +19,8 @@ import math
 import re
 from typing import NamedTuple
 
-from mysql_snmp.agents.exporter.metric_types import Metric, Sample
-from mysql_snmp.agents.served_text import label_value
+from .metric_types import Metric, Sample
+from ..bounds.served_text import label_value
 
 ALLOW_UTF8 = "allow-utf-8"
 UNDERSCORES = "underscores"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from mysql_snmp.agents.catalog import Catalog
+from ..catalog import Catalog
 
 GENERATOR_MODULES = (
     "mysql_snmp.agents.generate.mib",

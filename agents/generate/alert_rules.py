@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from mysql_snmp.agents.catalog import Catalog
+from ..catalog import Catalog
 
 RULES_PATH = "grafana/rules/mysql-leak.rules.yml"
 TESTS_PATH = "grafana/rules/mysql-leak.rules.test.yml"

@@ -6,7 +6,7 @@ loader's validation runs on it exactly as on the YAML.
 
 from __future__ import annotations
 
-from mysql_snmp.agents.catalog import COMPILED_PATH, Catalog, compiled_catalog_text
+from ..catalog import COMPILED_PATH, Catalog, compiled_catalog_text
 
 
 def outputs(catalog: Catalog) -> dict[str, str]:

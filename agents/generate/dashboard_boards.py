@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.generate import served_names
-from mysql_snmp.agents.generate.served_names import replica_column
+from ..catalog import Catalog
+from . import served_names
+from .served_names import replica_column
 
 # Every query filters on the board's variables.
 MATCH = 'job=~"$job", instance=~"$instance"'

@@ -23,9 +23,9 @@ from grafana_foundation_sdk.models.dashboard import (
     VariableSort,
 )
 
-from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.generate import served_names
-from mysql_snmp.agents.generate.dashboard_boards import AnnotationSpec, BoardSpec, PanelSpec, boards
+from ..catalog import Catalog
+from . import served_names
+from .dashboard_boards import AnnotationSpec, BoardSpec, PanelSpec, boards
 
 DIRECTORY = "grafana/dashboards"
 DATASOURCE = DataSourceRef(type_val="prometheus", uid="${datasource}")

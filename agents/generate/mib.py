@@ -12,8 +12,8 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
-from mysql_snmp.agents.agentx.tableindex import MAX_OID_LENGTH
-from mysql_snmp.agents.catalog import Catalog, Metric, Table, format_oid
+from ..agentx.tableindex import MAX_OID_LENGTH
+from ..catalog import Catalog, Metric, Table, format_oid
 
 MIB_PATH = "mibs/MYSQL-SERVER-MIB.txt"
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape, quoteattr
 
-from mysql_snmp.agents.catalog import Catalog, format_oid, parse_oid
-from mysql_snmp.agents.generate.opennms_collection import Collected, by_snmp_name
+from ..catalog import Catalog, format_oid, parse_oid
+from .opennms_collection import Collected, by_snmp_name
 
 THRESHOLDS_PATH = "opennms/thresholds-mysql.xml"
 THRESHD_PATH = "opennms/threshd-configuration.mysql-snmp.xml"

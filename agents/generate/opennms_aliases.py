@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from mysql_snmp.agents.catalog import Catalog, Metric
+from ..catalog import Catalog, Metric
 
 ALIAS_LIMIT = 19
 ALIAS_RE = re.compile(r"^[A-Za-z0-9_]{1,19}$")

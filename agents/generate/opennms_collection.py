@@ -28,8 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
-from mysql_snmp.agents.catalog import ROW_NAME_SOURCE, Catalog, Metric, Table, format_oid, parse_oid
-from mysql_snmp.agents.generate.opennms_aliases import all_aliases, legacy_alias, new_tree_alias
+from ..catalog import ROW_NAME_SOURCE, Catalog, Metric, Table, format_oid, parse_oid
+from .opennms_aliases import all_aliases, legacy_alias, new_tree_alias
 
 GROUP_PATH = "opennms/datacollection/mysql-snmp.xml"
 SNIPPET_PATH = "opennms/datacollection-config.mysql-snmp.xml"
@@ -112,8 +112,8 @@ def drawn_or_watched(catalog: Catalog) -> set[str]:
     """MIB objects of the default collection beyond the original's: what a shipped report draws
     or a threshold watches, and the name column of every table one of those is in."""
     # Imported here: the reports and thresholds look their objects up in this module's list.
-    from mysql_snmp.agents.generate.opennms import THRESHOLDED_OBJECTS
-    from mysql_snmp.agents.generate.opennms_graphs import REPORTS
+    from .opennms import THRESHOLDED_OBJECTS
+    from .opennms_graphs import REPORTS
 
     names = {name for report in REPORTS for name in report.columns} | set(THRESHOLDED_OBJECTS)
     for table in catalog.tables.values():

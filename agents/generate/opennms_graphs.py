@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.generate.opennms_collection import Collected, by_snmp_name
+from ..catalog import Catalog
+from .opennms_collection import Collected, by_snmp_name
 
 GRAPHS_PATH = "opennms/snmp-graph.properties.d/mysql-snmp-graph.properties"
 REPORT_PREFIX = "mysql."

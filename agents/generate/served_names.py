@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mysql_snmp.agents.catalog import Catalog, load_catalog
-from mysql_snmp.agents.exporter.collectors import BY_NAME, CompatOptions
-from mysql_snmp.agents.snapshot import Snapshot
+from ..catalog import Catalog, load_catalog
+from ..exporter.collectors import BY_NAME, CompatOptions
+from ..snapshot import Snapshot
 
 # The exporter's own self metrics, spelled as mysqld_exporter spells them (exposition.py).
 UP = "mysql_up"

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 import yaml
 
-from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.generate import served_names
-from mysql_snmp.agents.generate.alert_rules import HEADER, _expected
-from mysql_snmp.agents.generate.dashboard_boards import boards
-from mysql_snmp.agents.generate.served_names import replica_column
-from mysql_snmp.agents.names import did_you_mean
+from ..catalog import Catalog
+from . import served_names
+from .alert_rules import HEADER, _expected
+from .dashboard_boards import boards
+from .served_names import replica_column
+from ..config.names import did_you_mean
 
 RULES_PATH = "grafana/rules/mysql.rules.yml"
 TESTS_PATH = "grafana/rules/mysql.rules.test.yml"

@@ -28,14 +28,14 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
-from mysql_snmp.agents.leak.history import Baseline, SeriesHistory, WindowPoints
-from mysql_snmp.agents.leak.trend import (
+from .config import LeakConfig, SeriesConfig
+from .history import Baseline, SeriesHistory, WindowPoints
+from .trend import (
     Trend, autocorrelation_factor, estimate_trend, fit_hinge, mann_kendall_z, median, segments_between,
     theil_sen_slope,
 )
-from mysql_snmp.agents.leak.seasonal import DAY, cycles, daily_pattern
-from mysql_snmp.agents.leak.warmup import TWO_STAGE_POINTS, Anchor, WarmupCurve, find_restart, fit_warmup
+from .seasonal import DAY, cycles, daily_pattern
+from .warmup import TWO_STAGE_POINTS, Anchor, WarmupCurve, find_restart, fit_warmup
 
 REASON_NONE = "none"
 REASON_TABLES = "tables"

@@ -25,7 +25,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from mysql_snmp.agents.names import did_you_mean
+from ..config.names import did_you_mean
 
 DEFAULT_STATE_FILE = "/var/lib/mysql-snmp/leak-state.json"
 

@@ -25,15 +25,15 @@ import logging
 import os
 from typing import Any, Callable, Iterator, Mapping
 
-from mysql_snmp.agents.leak.assessment import REASONS
-from mysql_snmp.agents.leak.clock_steps import WallClockWatch, log_step
-from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig, load_leak_config
-from mysql_snmp.agents.leak.forecast import forecast, forecast_band, number
-from mysql_snmp.agents.leak.history_lock import HistoryInUse, HistoryLock
-from mysql_snmp.agents.leak.series_detector import LeakEvent, SeriesDetector
-from mysql_snmp.agents.leak.server_identity import Identity, describe, same_server, server_identity, short_name
-from mysql_snmp.agents.leak.state_file import load_document, save_state, set_aside_path, storable
-from mysql_snmp.agents.snapshot import Labels, Snapshot, labels_of
+from .assessment import REASONS
+from .clock_steps import WallClockWatch, log_step
+from .config import LeakConfig, SeriesConfig, load_leak_config
+from .forecast import forecast, forecast_band, number
+from .history_lock import HistoryInUse, HistoryLock
+from .series_detector import LeakEvent, SeriesDetector
+from .server_identity import Identity, describe, same_server, server_identity, short_name
+from .state_file import load_document, save_state, set_aside_path, storable
+from ..snapshot import Labels, Snapshot, labels_of
 
 log = logging.getLogger(__name__)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from mysql_snmp.agents.leak.config import PROCESS_LIMIT_SERIES, PROCESS_RSS_SERIES, SeriesConfig
-from mysql_snmp.agents.leak.series_detector import Reading
+from .config import PROCESS_LIMIT_SERIES, PROCESS_RSS_SERIES, SeriesConfig
+from .series_detector import Reading
 
 # The band is the forecast at the rate this many standard errors either side of the one served
 # (its error from the leak's points, widened for their autocorrelation); never narrower than

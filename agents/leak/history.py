@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from mysql_snmp.agents.leak.trend import median
+from .trend import median
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 
-from mysql_snmp.agents.leak.assessment import prior_autocorrelation
-from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
-from mysql_snmp.agents.leak.history import SeriesHistory
-from mysql_snmp.agents.leak.trend import autocorrelation_factor, estimate_trend
+from .assessment import prior_autocorrelation
+from .config import LeakConfig, SeriesConfig
+from .history import SeriesHistory
+from .trend import autocorrelation_factor, estimate_trend
 
 # The share of the leak's rate a window must fall short of, significantly, for the growth to be
 # over: a continuing leak whose rate was overestimated up to twice still passes.

@@ -22,11 +22,11 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from mysql_snmp.agents.leak.assessment import prior_autocorrelation
-from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
-from mysql_snmp.agents.leak.history import SeriesHistory
-from mysql_snmp.agents.leak.trend import autocorrelation_factor, estimate_trend, fit_hinge, slope_standard_error
-from mysql_snmp.agents.leak.warmup import find_restart
+from .assessment import prior_autocorrelation
+from .config import LeakConfig, SeriesConfig
+from .history import SeriesHistory
+from .trend import autocorrelation_factor, estimate_trend, fit_hinge, slope_standard_error
+from .warmup import find_restart
 
 # The longest window whose rate may replace the whole leak's: a longer one's rate is that of
 # hours ago (the 6-hour window's, of a rate doubling every 6 h, is 0.7 of the rate now).

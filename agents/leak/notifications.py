@@ -17,15 +17,15 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Callable
 
-from mysql_snmp.agents.agentx.codec import VarBind
-from mysql_snmp.agents.agentx.notification_varbinds import notification_message
-from mysql_snmp.agents.catalog import Catalog
-from mysql_snmp.agents.leak.series_detector import LEAKING, OK, LeakEvent
-from mysql_snmp.agents.snapshot import Snapshot, labels_of
+from ..agentx.codec import VarBind
+from ..agentx.notification_varbinds import notification_message
+from ..catalog import Catalog
+from .series_detector import LEAKING, OK, LeakEvent
+from ..snapshot import Snapshot, labels_of
 
 if TYPE_CHECKING:
-    from mysql_snmp.agents.agentx.session import AgentXSession
-    from mysql_snmp.agents.leak.detector import LeakDetector
+    from ..agentx.session import AgentXSession
+    from .detector import LeakDetector
 
 log = logging.getLogger(__name__)
 

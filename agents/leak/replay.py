@@ -20,9 +20,9 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Iterator, TextIO
 
-from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
-from mysql_snmp.agents.leak.forecast import forecast
-from mysql_snmp.agents.leak.series_detector import STATE_NAMES, SeriesDetector
+from .config import LeakConfig, SeriesConfig
+from .forecast import forecast
+from .series_detector import STATE_NAMES, SeriesDetector
 
 TIME_COLUMNS = ("timestamp", "time", "t")
 VALUE_COLUMNS = ("value", "bytes")

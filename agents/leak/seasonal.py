@@ -29,8 +29,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from mysql_snmp.agents.leak.history import SeriesHistory
-from mysql_snmp.agents.leak.trend import Trend, estimate_trend, median, slope_standard_error
+from .history import SeriesHistory
+from .trend import Trend, estimate_trend, median, slope_standard_error
 
 DAY = 86400.0
 DAYS_BACK = 7

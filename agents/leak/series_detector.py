@@ -25,13 +25,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from mysql_snmp.agents.leak.assessment import REASON_NONE, REASONS, Assessment, assess
-from mysql_snmp.agents.leak.config import LeakConfig, SeriesConfig
-from mysql_snmp.agents.leak.history import SeriesHistory
-from mysql_snmp.agents.leak.leak_end import growth_stopped
-from mysql_snmp.agents.leak.leak_rate import LeakRate, rate_over_leak, recent_rate
-from mysql_snmp.agents.leak.seasonal import DAY, seasonal_leak
-from mysql_snmp.agents.leak.young_climb import warming_up
+from .assessment import REASON_NONE, REASONS, Assessment, assess
+from .config import LeakConfig, SeriesConfig
+from .history import SeriesHistory
+from .leak_end import growth_stopped
+from .leak_rate import LeakRate, rate_over_leak, recent_rate
+from .seasonal import DAY, seasonal_leak
+from .young_climb import warming_up
 
 log = logging.getLogger(__name__)
 

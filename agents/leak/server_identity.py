@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from mysql_snmp.agents.snapshot import Snapshot
+from ..snapshot import Snapshot
 
 # What the server says of itself, strongest evidence first.
 IDENTITY_VARIABLES = ("server_uuid", "hostname", "port", "server_id")

@@ -26,21 +26,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 
-from mysql_snmp.agents.leak.config import (
+from .config import (
     DEFAULT_STATE_FILE,
     LeakConfig,
     LeakConfigError,
     canonical_series_name,
     load_leak_config,
 )
-from mysql_snmp.agents.leak.detector import LeakDetector
-from mysql_snmp.agents.leak.history_lock import HistoryLock
-from mysql_snmp.agents.leak.state_file import state_path_for_target
-from mysql_snmp.agents.names import did_you_mean
-from mysql_snmp.agents.yaml_errors import describe_load_error
+from .detector import LeakDetector
+from .history_lock import HistoryLock
+from .state_file import state_path_for_target
+from ..config.names import did_you_mean
+from ..config.yaml_errors import describe_load_error
 
 if TYPE_CHECKING:
-    from mysql_snmp.agents.catalog import Catalog
+    from ..catalog import Catalog
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ def check_series_names(config: LeakConfig, catalog: Catalog | None = None) -> No
     """A watched, explaining or limit series must be a catalog value: a misspelt one would be
     watched for ever without a single value, and say nothing."""
     if catalog is None:
-        from mysql_snmp.agents.catalog import load_catalog
+        from ..catalog import load_catalog
 
         catalog = load_catalog()
     for i, series in enumerate(config.series):

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mysql_snmp.agents.leak.server_identity import Identity, checked_identity
-from mysql_snmp.agents.textfile import read_regular_text
+from .server_identity import Identity, checked_identity
+from ..config.textfile import read_regular_text
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ Pure: reads the 15-minute buckets of the history.
 
 from __future__ import annotations
 
-from mysql_snmp.agents.leak.history import SeriesHistory
-from mysql_snmp.agents.leak.trend import mann_kendall_z, theil_sen_slope
+from .history import SeriesHistory
+from .trend import mann_kendall_z, theil_sen_slope
 
 # A pause: this many buckets (6 h of 15-minute means) without significant growth.
 PAUSE_BUCKETS = 24

@@ -27,7 +27,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from mysql_snmp.agents.snapshot import Labels, ServerInfo, Value
+from ..snapshot import Labels, ServerInfo, Value
 from mysql_snmp.parsers.status import parse_status_rows
 
 # Order matters: later scrapers may read what earlier ones put in ``context``

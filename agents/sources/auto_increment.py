@@ -1,7 +1,7 @@
 """Auto-increment columns: next value and the maximum of the column's type."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource
+from . import SourceResult
+from .table_source import TableSource
 from mysql_snmp.parsers.auto_increment import auto_increment_series
 
 # The column type's maximum: 2^(bits - 1) - 1, or 2^bits - 1 when unsigned.

@@ -1,6 +1,6 @@
 """Binary log position and files: SHOW MASTER/BINARY LOG STATUS and SHOW BINARY LOGS."""
 
-from mysql_snmp.agents.sources import Scraper, SourceResult
+from . import Scraper, SourceResult
 from mysql_snmp.parsers.binlog import binlog_values
 from mysql_snmp.parsers.values import text_of, typed_int
 

@@ -1,6 +1,6 @@
 """information_schema.CLIENT_STATISTICS (userstat=1): activity per client host."""
 
-from mysql_snmp.agents.sources.table_source import WholeUserstatSource
+from .table_source import WholeUserstatSource
 from mysql_snmp.parsers.userstat import client_statistics_series
 
 

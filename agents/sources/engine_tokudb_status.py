@@ -6,7 +6,7 @@ A server without TokuDB answers ERROR 1286 (unknown storage engine): the collect
 the source, once, with that reason.
 """
 
-from mysql_snmp.agents.sources import Scraper, SourceResult
+from . import Scraper, SourceResult
 from mysql_snmp.parsers.engine_tokudb import tokudb_status_rows
 
 STATEMENT = "SHOW ENGINE TOKUDB STATUS"

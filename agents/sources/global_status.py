@@ -1,6 +1,6 @@
 """SHOW GLOBAL STATUS: every server counter and gauge, name as printed -> typed value."""
 
-from mysql_snmp.agents.sources import NameValueScraper
+from . import NameValueScraper
 from mysql_snmp.parsers.status import without_wsrep, wsrep_enabled
 
 

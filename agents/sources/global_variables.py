@@ -1,6 +1,6 @@
 """SHOW GLOBAL VARIABLES: the server's configuration, name as printed -> typed value."""
 
-from mysql_snmp.agents.sources import NameValueScraper
+from . import NameValueScraper
 
 
 class GlobalVariables(NameValueScraper):

@@ -7,7 +7,7 @@ like the original's ``--heartbeat DB.TABLE`` and mysqld_exporter's
 
 from dataclasses import dataclass
 
-from mysql_snmp.agents.sources import Scraper, SourceResult
+from . import Scraper, SourceResult
 from mysql_snmp.parsers.heartbeat import heartbeat_row_series, heartbeat_values
 
 

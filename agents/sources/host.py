@@ -2,7 +2,7 @@
 
 import psutil
 
-from mysql_snmp.agents.sources import LocalScraper, SourceResult, SourceUnavailable
+from . import LocalScraper, SourceResult, SourceUnavailable
 from mysql_snmp.parsers.host import host_values
 
 

@@ -1,7 +1,7 @@
 """information_schema.TABLES: version, row estimate and sizes per table (--collect.info_schema.tables.databases)."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource, sql_text
+from . import SourceResult
+from .table_source import TableSource, sql_text
 from mysql_snmp.parsers.info_schema_tables import info_schema_tables_series
 
 COLUMNS = (

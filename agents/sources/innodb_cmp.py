@@ -1,7 +1,7 @@
 """information_schema.INNODB_CMP: InnoDB page compression per page size (the exporter's default, as upstream)."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource
+from . import SourceResult
+from .table_source import TableSource
 from mysql_snmp.parsers.innodb_cmp import innodb_cmp_series
 
 

@@ -1,7 +1,7 @@
 """information_schema.INNODB_CMPMEM: the compressed page allocator (the exporter's default, as upstream)."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource
+from . import SourceResult
+from .table_source import TableSource
 from mysql_snmp.parsers.innodb_cmpmem import innodb_cmpmem_series
 
 

@@ -1,7 +1,7 @@
 """information_schema.INNODB_METRICS: the enabled InnoDB counters (MySQL 5.6+, MariaDB 10.0+)."""
 
-from mysql_snmp.agents.snapshot import labels_of
-from mysql_snmp.agents.sources import Scraper, SourceResult
+from ..snapshot import labels_of
+from . import Scraper, SourceResult
 
 
 def metrics_statement(server) -> str:

@@ -1,7 +1,7 @@
 """SHOW ENGINE INNODB STATUS: the InnoDB monitor text, parsed by parsers/innodb.py."""
 
-from mysql_snmp.agents.snapshot import labels_of
-from mysql_snmp.agents.sources import Scraper, SourceResult
+from ..snapshot import labels_of
+from . import Scraper, SourceResult
 from mysql_snmp.parsers.innodb import parse_innodb_status
 
 STATEMENT = "SHOW ENGINE INNODB STATUS"

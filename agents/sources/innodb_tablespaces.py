@@ -1,7 +1,7 @@
 """InnoDB tablespaces and their file sizes: INNODB_TABLESPACES (MySQL 8) or INNODB_SYS_TABLESPACES."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource
+from . import SourceResult
+from .table_source import TableSource
 from mysql_snmp.parsers.innodb_tablespaces import innodb_tablespaces_series
 
 

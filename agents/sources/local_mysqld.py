@@ -13,7 +13,7 @@ import logging
 import socket
 from pathlib import Path
 
-from mysql_snmp.agents.connection import ConnectionSettings
+from ..config.settings import ConnectionSettings
 from mysql_snmp.parsers.host import pick_mysqld_process, pid_from_pid_file_text
 
 log = logging.getLogger(__name__)

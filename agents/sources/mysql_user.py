@@ -1,7 +1,7 @@
 """mysql.user: resource limits per account, and privileges with --collect.mysql.user.privileges."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource
+from . import SourceResult
+from .table_source import TableSource
 from mysql_snmp.parsers.mysql_user import PRIVILEGE_COLUMNS, mysql_user_series
 
 

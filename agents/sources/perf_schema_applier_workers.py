@@ -1,7 +1,7 @@
 """performance_schema.replication_applier_status_by_worker: what each applier worker applied last (MySQL 8.0+)."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource, mysql_only
+from . import SourceResult
+from .table_source import TableSource, mysql_only
 from mysql_snmp.parsers.perf_schema_replication import WORKER_TIMESTAMPS, applier_workers_series
 
 

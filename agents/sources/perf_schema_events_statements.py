@@ -5,8 +5,8 @@ those seen in the last ``timelimit`` seconds, digest text cut to ``digest_text_l
 characters, system schemas (and ``exclude_schemas``) left out.
 """
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource, sql_text
+from . import SourceResult
+from .table_source import TableSource, sql_text
 from mysql_snmp.parsers.perf_schema_statements import events_statements_series
 
 ALWAYS_EXCLUDED = ("mysql", "performance_schema", "information_schema")

@@ -1,7 +1,7 @@
 """performance_schema.events_statements_summary_by_digest summed over every digest."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource
+from . import SourceResult
+from .table_source import TableSource
 from mysql_snmp.parsers.perf_schema_statements import SUM_COLUMNS, events_statements_sum_values
 
 

@@ -1,7 +1,7 @@
 """performance_schema.events_waits_summary_global_by_event_name: waits per instrument."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource
+from . import SourceResult
+from .table_source import TableSource
 from mysql_snmp.parsers.perf_schema_waits import events_waits_series
 
 

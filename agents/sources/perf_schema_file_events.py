@@ -1,7 +1,7 @@
 """performance_schema.file_summary_by_event_name: file reads, writes and other operations per instrument."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource
+from . import SourceResult
+from .table_source import TableSource
 from mysql_snmp.parsers.perf_schema_files import file_events_series
 
 

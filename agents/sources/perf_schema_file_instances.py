@@ -1,7 +1,7 @@
 """performance_schema.file_summary_by_instance: reads and writes per file (--collect.perf_schema.file_instances.*)."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource, sql_text
+from . import SourceResult
+from .table_source import TableSource, sql_text
 from mysql_snmp.parsers.perf_schema_files import file_instances_series
 
 

@@ -1,7 +1,7 @@
 """performance_schema.replication_group_members: the members of a group replication group (MySQL)."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource, mysql_only
+from . import SourceResult
+from .table_source import TableSource, mysql_only
 from mysql_snmp.parsers.perf_schema_replication import group_members_series
 
 

@@ -1,6 +1,6 @@
 """performance_schema.memory_summary_global_by_event_name: memory per instrument."""
 
-from mysql_snmp.agents.sources import Scraper, SourceResult
+from . import Scraper, SourceResult
 from mysql_snmp.parsers.perf_schema_memory import memory_series
 
 # Instruments that never allocated are left out: MySQL 8 lists ~500 of them, mostly idle.

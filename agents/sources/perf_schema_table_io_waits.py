@@ -1,7 +1,7 @@
 """performance_schema.table_io_waits_summary_by_table: row operations and their wait time per table."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource
+from . import SourceResult
+from .table_source import TableSource
 from mysql_snmp.parsers.perf_schema_waits import table_io_waits_series
 
 

@@ -1,7 +1,7 @@
 """performance_schema.table_lock_waits_summary_by_table: SQL and external lock waits per table."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource
+from . import SourceResult
+from .table_source import TableSource
 from mysql_snmp.parsers.perf_schema_waits import table_lock_waits_series
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import psutil
 
-from mysql_snmp.agents.sources import LocalScraper, SourceResult, SourceUnavailable
+from . import LocalScraper, SourceResult, SourceUnavailable
 from mysql_snmp.parsers.host import (
     cgroup_memory_limit_bytes,
     memory_cgroup_from_proc_cgroup,

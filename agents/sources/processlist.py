@@ -1,6 +1,6 @@
 """Threads by command and state from information_schema.PROCESSLIST."""
 
-from mysql_snmp.agents.sources import Scraper, SourceResult
+from . import Scraper, SourceResult
 from mysql_snmp.parsers.processlist import processlist_values
 
 # information_schema rather than SHOW PROCESSLIST: the same rows, named columns, and

@@ -9,9 +9,9 @@ sends is known before it runs (it is pipelined with the other sources).
 
 import time
 
-from mysql_snmp.agents.connection import QueryError
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource
+from ..mysql.errors import QueryError
+from . import SourceResult
+from .table_source import TableSource
 from mysql_snmp.parsers.query_response_time import response_time_histogram
 
 # Catalog name -> table.  Percona's plugin splits reads and writes too; MariaDB's has only the first.

@@ -1,7 +1,7 @@
 """information_schema.REPLICA_HOST_STATUS: the instances of an Amazon Aurora cluster."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource
+from . import SourceResult
+from .table_source import TableSource
 from mysql_snmp.parsers.replica_host import replica_host_series
 
 

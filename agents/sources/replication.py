@@ -1,6 +1,6 @@
 """Replica status of every channel: SHOW ALL SLAVES STATUS / SHOW REPLICA STATUS / SHOW SLAVE STATUS."""
 
-from mysql_snmp.agents.sources import Scraper, SourceResult
+from . import Scraper, SourceResult
 from mysql_snmp.parsers.replication import parse_replica_status, replica_values
 
 

@@ -1,7 +1,7 @@
 """information_schema.ROCKSDB_PERF_CONTEXT: RocksDB counters per table (MyRocks, MariaDB and Percona)."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource, sql_text
+from . import SourceResult
+from .table_source import TableSource, sql_text
 from mysql_snmp.parsers.rocksdb_perf_context import STAT_TYPES, rocksdb_perf_context_series
 
 

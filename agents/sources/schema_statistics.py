@@ -1,7 +1,7 @@
 """information_schema.TABLE_STATISTICS (userstat=1) summed per schema."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import UserstatSource
+from . import SourceResult
+from .table_source import UserstatSource
 from mysql_snmp.parsers.table_statistics import schema_statistics_series
 
 

@@ -4,7 +4,7 @@ Off by default, as in mysqld_exporter: on MariaDB 10.5.9+ it needs REPLICATION M
 ADMIN, a grant a monitoring user should not need for everything else.
 """
 
-from mysql_snmp.agents.sources import Scraper, SourceResult
+from . import Scraper, SourceResult
 from mysql_snmp.parsers.slave_hosts import replica_host_series
 
 

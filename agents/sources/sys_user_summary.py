@@ -1,7 +1,7 @@
 """sys.x$user_summary: statements, file I/O, connections and memory per user."""
 
-from mysql_snmp.agents.sources import SourceResult
-from mysql_snmp.agents.sources.table_source import TableSource
+from . import SourceResult
+from .table_source import TableSource
 from mysql_snmp.parsers.sys_user_summary import sys_user_summary_series
 
 

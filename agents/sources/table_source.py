@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pymysql.converters import escape_string
 
-from mysql_snmp.agents.sources import Scraper, SourceResult
-from mysql_snmp.agents.sources.options import SourceOptions
+from . import Scraper, SourceResult
+from .options import SourceOptions
 
 
 def sql_text(text: str) -> str:

@@ -1,6 +1,6 @@
 """information_schema.USER_STATISTICS (userstat=1): activity per user."""
 
-from mysql_snmp.agents.sources.table_source import WholeUserstatSource
+from .table_source import WholeUserstatSource
 from mysql_snmp.parsers.userstat import user_statistics_series
 
 

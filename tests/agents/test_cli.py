@@ -10,7 +10,7 @@ import pytest
 
 from mysql_snmp.agents.catalog import load_catalog
 from mysql_snmp.agents.cli import main
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 from mysql_snmp.parsers.tabular import parse_table_text
 
 
@@ -122,7 +122,7 @@ def test_collect_json_from_a_my_cnf(capsys, mariadb, monitoring_user):
     assert document["up"] is True and document["server"]["flavour"] == "mariadb"
     assert document["values"]["status_uptime"] == document["raw"]["global_status"]["Uptime"]
     assert document["values"]["variable_server_id"] == mariadb.server_id
-    assert document["values"]["variable_max_connections"] == 200  # as agents/throwaway.py starts it
+    assert document["values"]["variable_max_connections"] == 200  # as agents/demo/throwaway.py starts it
     assert {name for name, s in document["sources"].items() if not s["ok"]} == set()
     assert monitoring_user.password not in out and monitoring_user.password not in err
 
@@ -173,7 +173,7 @@ def test_list_sources_and_help_teach(capsys):
 
 
 def test_collect_and_exporter_help_state_the_password_rule(capsys):
-    from mysql_snmp.agents.connection import PASSWORD_RULE
+    from mysql_snmp.agents.config.settings import PASSWORD_RULE
 
     for command in ("collect", "exporter"):
         with pytest.raises(SystemExit):

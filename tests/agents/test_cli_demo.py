@@ -12,7 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from mysql_snmp.agents.throwaway import ThrowawayError, find_binary
+from mysql_snmp.agents.demo.throwaway import ThrowawayError, find_binary
 from tests.agentx.netsnmp import need_net_snmp
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

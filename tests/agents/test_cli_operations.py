@@ -17,7 +17,7 @@ import pytest
 from mysql_snmp.agents.cli import build_parser, commands_of, main
 from mysql_snmp.agents.commands.perl_agent_options import PASSWORD_REFUSED, apply_perl_agent_options
 from mysql_snmp.agents.sources import default_source_names
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 
 REPO = Path(__file__).resolve().parents[2]
 PYPROJECT_VERSION = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]

@@ -8,7 +8,9 @@ import pytest
 
 from mysql_snmp.agents.catalog import parse_catalog
 from mysql_snmp.agents.collection import Collector, map_to_catalog
-from mysql_snmp.agents.connection import ConnectionSettings, MySQLConnection, server_info_from_version
+from mysql_snmp.agents.config.settings import ConnectionSettings
+from mysql_snmp.agents.mysql.connection import MySQLConnection
+from mysql_snmp.agents.mysql.server_version import server_info_from_version
 from mysql_snmp.agents.derived import apply_derivations
 from mysql_snmp.agents.snapshot import Snapshot, labels_of
 from mysql_snmp.agents.sources import SourceResult, default_source_names, scraper_classes

@@ -9,9 +9,9 @@ import psutil
 import pytest
 
 from mysql_snmp.agents.collection import Collector
-from mysql_snmp.agents.connection import MySQLConnection
+from mysql_snmp.agents.mysql.connection import MySQLConnection
 from mysql_snmp.agents.sources.heartbeat import HeartbeatOptions
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB, free_loopback_port
 from tests.support import create_monitoring_user, root_settings, wait_for_replication
 
 pytestmark = pytest.mark.live
@@ -417,7 +417,7 @@ def test_connections_with_the_same_tls_options_share_one_tls_context(mariadb):
     CPU) even when it only prefers TLS: the connections of one exporter share it."""
     import ssl
 
-    from mysql_snmp.agents.tls_on_demand import ensure_ssl
+    from mysql_snmp.agents.mysql.tls_on_demand import ensure_ssl
 
     ensure_ssl()
     first, second = MySQLConnection(root_settings(mariadb)), MySQLConnection(root_settings(mariadb))

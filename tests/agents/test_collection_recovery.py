@@ -10,7 +10,8 @@ import pymysql
 import pytest
 
 from mysql_snmp.agents.collection import Collector
-from mysql_snmp.agents.connection import ConnectionSettings, MySQLConnection
+from mysql_snmp.agents.config.settings import ConnectionSettings
+from mysql_snmp.agents.mysql.connection import MySQLConnection
 from tests.agents.test_collection import _FakeConnection, metric, small_catalog
 
 DENIED = pymysql.err.OperationalError(1227, "Access denied; you need (at least one of) the PROCESS privilege(s)")

@@ -7,7 +7,7 @@ import logging
 import time
 
 from mysql_snmp.agents.collection import Collector
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB, free_loopback_port
 from tests.support import create_monitoring_user, root_settings
 
 GRANTS_WITHOUT_PROCESS = ("GRANT REPLICATION CLIENT, SLAVE MONITOR ON *.* TO {user}",)

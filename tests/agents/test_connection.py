@@ -1,4 +1,4 @@
-"""agents/connection.py: my.cnf reading, flag/env precedence, server detection, reconnect backoff."""
+"""agents/config/settings.py and agents/mysql/: my.cnf reading, flag/env precedence, server detection, reconnect backoff."""
 
 from __future__ import annotations
 
@@ -8,19 +8,10 @@ import logging
 import pymysql
 import pytest
 
-from mysql_snmp.agents.connection import (
-    PASSWORD_ENV,
-    ConfigError,
-    ConnectionSettings,
-    MySQLConnection,
-    MySQLUnavailable,
-    add_connection_arguments,
-    classify_error,
-    resolve_settings,
-    server_info_from_version,
-    session_setup_statements,
-    settings_from_my_cnf,
-)
+from mysql_snmp.agents.config.settings import PASSWORD_ENV, ConfigError, ConnectionSettings, add_connection_arguments, resolve_settings, settings_from_my_cnf
+from mysql_snmp.agents.mysql.connection import MySQLConnection
+from mysql_snmp.agents.mysql.errors import MySQLUnavailable, classify_error
+from mysql_snmp.agents.mysql.server_version import server_info_from_version, session_setup_statements
 
 
 def write_cnf(tmp_path, text, mode=0o600, name="my.cnf"):
@@ -112,14 +103,14 @@ def test_binary_file_is_one_clear_line_naming_it(tmp_path):
 
 def test_file_readable_by_others_is_warned(tmp_path, caplog):
     path = write_cnf(tmp_path, "[client]\nuser = u\n", mode=0o644)
-    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.option_file"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.config.option_file"):
         settings_from_my_cnf(path)
     warned = [r.getMessage() for r in caplog.records if "readable by group or others" in r.getMessage()]
     # The one command that works for the packaged units (they read it through LoadCredential=).
     assert len(warned) == 1 and f"sudo chown root:root {path} && sudo chmod 0600 {path}" in warned[0]
     caplog.clear()
     path.chmod(0o600)
-    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.option_file"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.config.option_file"):
         settings_from_my_cnf(path)
     assert not caplog.records
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mysql_snmp.agents.connection import QueryResult
+from mysql_snmp.agents.mysql.connection import QueryResult
 from mysql_snmp.parsers.columns import FoldedRow, fold_row
 from mysql_snmp.parsers.perf_schema_files import file_instances_series
 from mysql_snmp.parsers.table_rows import folded_rows

@@ -1,4 +1,4 @@
-"""agents/option_file.py reads my.cnf as the mariadb client does: each case is checked against the
+"""agents/config/option_file.py reads my.cnf as the mariadb client does: each case is checked against the
 client's own parser (my_print_defaults) on the same file, and logins against a throwaway MariaDB."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import subprocess
 import pymysql
 import pytest
 
-from mysql_snmp.agents.connection import ConfigError, MySQLConnection, resolve_settings, settings_from_my_cnf
-from mysql_snmp.agents.option_file import (
+from mysql_snmp.agents.config.settings import ConfigError, resolve_settings, settings_from_my_cnf
+from mysql_snmp.agents.mysql.connection import MySQLConnection
+from mysql_snmp.agents.config.option_file import (
     MAX_INCLUDE_DEPTH,
     OptionFileError,
     option_name,

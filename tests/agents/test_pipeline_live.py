@@ -8,7 +8,8 @@ import time
 import pytest
 
 from mysql_snmp.agents.collection import Collector
-from mysql_snmp.agents.connection import MySQLConnection, MySQLUnavailable, QueryError
+from mysql_snmp.agents.mysql.connection import MySQLConnection
+from mysql_snmp.agents.mysql.errors import MySQLUnavailable, QueryError
 from tests.support import root_settings
 
 STATUS = "SHOW GLOBAL STATUS"

@@ -1,12 +1,12 @@
-"""Text from the server, bounded before it is served (agents/served_text.py), and one cap on log records
-for both agents (agents/log_lines.py)."""
+"""Text from the server, bounded before it is served (agents/bounds/served_text.py), and one cap on log records
+for both agents (agents/bounds/log_lines.py)."""
 
 from __future__ import annotations
 
 import logging
 
-from mysql_snmp.agents import log_lines
-from mysql_snmp.agents.served_text import MAX_LABEL_VALUE_CHARS, MAX_SNMP_STRING_BYTES, label_value, snmp_string
+from mysql_snmp.agents.bounds import log_lines
+from mysql_snmp.agents.bounds.served_text import MAX_LABEL_VALUE_CHARS, MAX_SNMP_STRING_BYTES, label_value, snmp_string
 
 
 def test_ordinary_values_pass_unchanged():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 import sys
 
-from mysql_snmp.agents import version
+from mysql_snmp.agents.config import version
 
 
 def test_the_installed_version_is_the_one_importlib_metadata_finds():

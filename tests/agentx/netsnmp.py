@@ -1,10 +1,10 @@
-"""The tests' view of agents/netsnmp_sandbox.py (private snmpd, Net-SNMP clients, the subagent
+"""The tests' view of agents/demo/netsnmp_sandbox.py (private snmpd, Net-SNMP clients, the subagent
 process): the same objects, plus a skip when Net-SNMP is missing and a wait that fails the test."""
 
 from __future__ import annotations
 
-from mysql_snmp.agents import netsnmp_sandbox
-from mysql_snmp.agents.netsnmp_sandbox import (  # noqa: F401  (re-exported for the test modules)
+from mysql_snmp.agents.demo import netsnmp_sandbox
+from mysql_snmp.agents.demo.netsnmp_sandbox import (  # noqa: F401  (re-exported for the test modules)
     COMMUNITY,
     EXCEPTIONS,
     INSTALL_HINT,

@@ -15,7 +15,7 @@ from mysql_snmp.agents.agentx.tableindex import encode_index
 from mysql_snmp.agents.agentx.view import build_view
 from mysql_snmp.agents.catalog import load_catalog
 from mysql_snmp.agents.commands import agentx
-from mysql_snmp.agents.connection import ConfigError
+from mysql_snmp.agents.config.settings import ConfigError
 from mysql_snmp.agents.snapshot import Snapshot, labels_of
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

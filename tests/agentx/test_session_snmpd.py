@@ -11,9 +11,9 @@ import pytest
 from mysql_snmp.agents.agentx.view import TreeLayout, build_view
 from mysql_snmp.agents.catalog import format_oid, load_catalog
 from mysql_snmp.agents.collection import Collector
-from mysql_snmp.agents.connection import settings_from_my_cnf
+from mysql_snmp.agents.config.settings import settings_from_my_cnf
 from mysql_snmp.agents.snapshot import Snapshot, labels_of
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB
 from tests.agentx.agent_process import InProcessAgent, mysql_up, run_agent, stop_agent
 from tests.agentx.netsnmp import wait_until
 

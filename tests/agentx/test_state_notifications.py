@@ -10,7 +10,7 @@ from mysql_snmp.agents.agentx.state_notifications import StateChanges
 from mysql_snmp.agents.agentx.tableindex import encode_index
 from mysql_snmp.agents.catalog import format_oid, load_catalog
 from mysql_snmp.agents.snapshot import Snapshot, labels_of
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB
 from tests.agentx.agent_process import mysql_up, run_agent, stop_agent
 from tests.agentx.netsnmp import need_net_snmp, wait_until
 from tests.leak import trap_sink

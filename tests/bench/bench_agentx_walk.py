@@ -59,8 +59,8 @@ from mysql_snmp.agents.agentx.responder import answer  # noqa: E402
 from mysql_snmp.agents.agentx.view import TreeLayout, build_view  # noqa: E402
 from mysql_snmp.agents.catalog import format_oid, load_catalog  # noqa: E402
 from mysql_snmp.agents.collection import Collector  # noqa: E402
-from mysql_snmp.agents.connection import settings_from_my_cnf  # noqa: E402
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB  # noqa: E402
+from mysql_snmp.agents.config.settings import settings_from_my_cnf  # noqa: E402
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB  # noqa: E402
 from tests.agentx.agent_process import mysql_up, run_agent, stop_agent  # noqa: E402
 from tests.agentx.netsnmp import Snmpd, stop_process, wait_until  # noqa: E402
 from tests.support import create_monitoring_user  # noqa: E402

@@ -44,8 +44,8 @@ import psutil
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from mysql_snmp.agents.netsnmp_sandbox import stop_process  # noqa: E402
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port  # noqa: E402
+from mysql_snmp.agents.demo.netsnmp_sandbox import stop_process  # noqa: E402
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB, free_loopback_port  # noqa: E402
 from tests.exporter.go_exporter import GO_EXPORTER, go_flags  # noqa: E402
 
 WARMUP_SCRAPES = 5

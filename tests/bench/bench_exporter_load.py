@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO))
 
 import psutil  # noqa: E402
 
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port  # noqa: E402
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB, free_loopback_port  # noqa: E402
 from tests.bench.bench_exporter import GO_EXPORTER, go_command, wait_listening  # noqa: E402
 from tests.exporter.exporter_harness import PROMETHEUS_ACCEPT  # noqa: E402
 from tests.faults.exporter_process import start_exporter  # noqa: E402

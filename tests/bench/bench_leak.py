@@ -3,7 +3,7 @@
     .venv/bin/python tests/bench/bench_leak.py                    # every family, 5 seeds each (minutes)
     .venv/bin/python tests/bench/bench_leak.py gaps seed-leak     # some families
     .venv/bin/python tests/bench/bench_leak.py --days 10 --jobs 1 # shorter quiet traces, one process
-    .venv/bin/python tests/bench/bench_leak.py --legacy           # the older single traces (agents/leak/synthetic.py)
+    .venv/bin/python tests/bench/bench_leak.py --legacy           # the older single traces (tests/leak/synthetic.py)
 
 Per family (each trace starts with no history, so the first day is included):
 - false ``leaking`` entries per 30 days (on quiet families all; on leak families before onset),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB  # noqa: E402
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB  # noqa: E402
 from tests.faults.hostile_kit import MB, remembered_targets_rss  # noqa: E402
 from tests.support import create_monitoring_user  # noqa: E402
 

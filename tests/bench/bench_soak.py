@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 import psutil  # noqa: E402
 
 from mysql_snmp.agents.catalog import format_oid, load_catalog  # noqa: E402
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB  # noqa: E402
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB  # noqa: E402
 from tests.agentx.agent_process import run_agent, stop_agent  # noqa: E402
 from tests.agentx.netsnmp import Snmpd  # noqa: E402
 from tests.exporter.exporter_harness import PROMETHEUS_ACCEPT  # noqa: E402

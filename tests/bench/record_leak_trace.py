@@ -3,7 +3,7 @@
     .venv/bin/python tests/bench/record_leak_trace.py --output trace.csv            # 36 min
     .venv/bin/python tests/bench/record_leak_trace.py --output t.csv --steady 60 --growth 60 --after 60
 
-Starts a private MariaDB (``agents/throwaway.py``) with a large ``table_definition_cache``
+Starts a private MariaDB (``agents/demo/throwaway.py``) with a large ``table_definition_cache``
 and runs three phases while sampling every ``--every`` seconds:
 
 1. ``steady``: a light read/write mix (inserts, updates, point selects, deletes) on a few
@@ -57,8 +57,8 @@ import psutil  # noqa: E402
 import pymysql  # noqa: E402
 
 from mysql_snmp.agents.collection import Collector  # noqa: E402
-from mysql_snmp.agents.connection import ConnectionSettings  # noqa: E402
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB  # noqa: E402
+from mysql_snmp.agents.config.settings import ConnectionSettings  # noqa: E402
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB  # noqa: E402
 
 WORK_TABLES = 8
 PAGE_SIZE = 16384  # innodb_page_size of the throwaway server: one AHI node heap buffer

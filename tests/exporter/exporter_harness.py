@@ -23,7 +23,7 @@ from mysql_snmp.agents.exporter.flags import add_arguments, config_from_args
 from mysql_snmp.agents.exporter.app import ExporterApp
 from mysql_snmp.agents.exporter.server import make_servers
 from mysql_snmp.agents.exporter.web_config import load_web_config
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 
 PROMETHEUS_ACCEPT = ("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
                      "text/plain;version=0.0.4;q=0.5,*/*;q=0.1")

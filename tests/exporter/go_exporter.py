@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 
 GO_EXPORTER = "/usr/bin/prometheus-mysqld-exporter"
 # kingpin's own flags, not the exporter's.

@@ -11,11 +11,13 @@ import sys
 
 import pytest
 
-from mysql_snmp.agents.connection import ConfigError, ServerInfo, session_setup_statements
+from mysql_snmp.agents.config.settings import ConfigError
+from mysql_snmp.agents.snapshot import ServerInfo
+from mysql_snmp.agents.mysql.server_version import session_setup_statements
 from mysql_snmp.agents.exporter.flags import add_arguments, config_from_args
 from mysql_snmp.agents.exporter.log_format import JsonFormatter, LogfmtFormatter
 from mysql_snmp.agents.exporter.settings import default_settings, settings_from_dsn
-from mysql_snmp.agents.version import installed_version
+from mysql_snmp.agents.config.version import installed_version
 
 
 def parse(*argv: str):

@@ -112,7 +112,7 @@ def test_the_start_time_regexp_check_agrees_with_the_server(mariadb, pattern):
     """A pattern refused at start is one MariaDB's REGEXP (PCRE2) refuses too; one it takes is not refused."""
     import pymysql
 
-    from mysql_snmp.agents.server_regexp import regexp_problem
+    from mysql_snmp.agents.exporter.server_regexp import regexp_problem
 
     try:
         mariadb.execute(f"SELECT 'ibdata1' REGEXP '{pymysql.converters.escape_string(pattern)}'")

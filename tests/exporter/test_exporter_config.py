@@ -14,7 +14,7 @@ from pathlib import Path
 import bcrypt
 import pytest
 
-from mysql_snmp.agents.connection import ConfigError, ConnectionSettings
+from mysql_snmp.agents.config.settings import ConfigError, ConnectionSettings
 from mysql_snmp.agents.exporter import collectors
 from mysql_snmp.agents.exporter.flags import add_arguments, config_from_args, parse_listen_address
 from mysql_snmp.agents.exporter.probe_access import ProbeAllowList, ProbeRefused
@@ -417,7 +417,7 @@ def test_a_listen_address_that_cannot_be_bound_closes_the_ones_already_bound():
     from mysql_snmp.agents.exporter.app import ExporterApp
     from mysql_snmp.agents.exporter.server import make_servers
     from mysql_snmp.agents.exporter.web_config import WebConfig
-    from mysql_snmp.agents.throwaway import free_loopback_port
+    from mysql_snmp.agents.demo.throwaway import free_loopback_port
 
     port = free_loopback_port()
     config = parse(f"--web.listen-address=127.0.0.1:{port}", f"--web.listen-address=127.0.0.1:{port}")

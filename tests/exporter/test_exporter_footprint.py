@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 from tests.exporter.test_exporter_imports import scrape_when_listening
 
 REPO = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ import pytest
 from exporter_harness import running_exporter
 
 from mysql_snmp.agents.collection import failure_reason
-from mysql_snmp.agents.connection import QueryError
+from mysql_snmp.agents.mysql.errors import QueryError
 from tests.support import create_monitoring_user
 
 pytestmark = pytest.mark.live

@@ -19,7 +19,7 @@ from mysql_snmp.agents.exporter.app import ExporterApp
 from mysql_snmp.agents.exporter.flags import add_arguments, config_from_args
 from mysql_snmp.agents.exporter.http_request import MAX_BODY_BYTES, MAX_HEAD_BYTES
 from mysql_snmp.agents.exporter.web_config import WebConfig
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 from tests.exporter.exporter_harness import running_exporter
 from tests.exporter.go_exporter import running_go_exporter
 from tests.exporter.http_wire import exchange

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from mysql_snmp.agents.cli import build_parser, chosen_command
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 from tests.support import create_monitoring_user
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,7 +34,7 @@ NEVER = ("pysnmp", "yaml", "asyncio", "difflib", "importlib.metadata", "zipfile"
          "prometheus_client", "urllib.request", "wsgiref",
          # the stdlib's HTTP server and its header parser (agents/exporter/http_request.py reads requests)
          "http.server", "http.client", "email")
-# OpenSSL, for a target on this host with nothing said about TLS (agents/tls_on_demand.py)
+# OpenSSL, for a target on this host with nothing said about TLS (agents/mysql/tls_on_demand.py)
 OPENSSL = ("ssl", "_ssl", "cryptography")
 NEVER_OURS = ("mysql_snmp.agents.agentx", "mysql_snmp.agents.generate", "mysql_snmp.agents.commands.agentx",
               "mysql_snmp.agents.commands.leak", "mysql_snmp.agents.commands.generate",

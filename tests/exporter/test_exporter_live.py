@@ -12,7 +12,7 @@ import psutil
 import pytest
 from exporter_harness import PROMETHEUS_ACCEPT, Scrape, running_exporter
 
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB
 
 pytestmark = pytest.mark.live
 
@@ -376,7 +376,7 @@ def test_prometheus_scrapes_and_queries(mariadb, monitoring_user, tmp_path):
     import urllib.parse
     import urllib.request
 
-    from mysql_snmp.agents.throwaway import free_loopback_port
+    from mysql_snmp.agents.demo.throwaway import free_loopback_port
 
     with running_exporter(f"--config.my-cnf={monitoring_user.my_cnf}", "--no-collect.host") as exporter:
         port = free_loopback_port()

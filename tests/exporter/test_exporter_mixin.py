@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from exporter_harness import running_exporter
 
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 from tests.support import create_monitoring_user, wait_for_replication
 
 pytestmark = pytest.mark.live

@@ -25,7 +25,7 @@ from mysql_snmp.agents.exporter.server import make_servers
 from mysql_snmp.agents.exporter.systemd_socket import (PassedFd, SystemdSocketError, adopt, adopt_all,
                                             parse_listen_environment, take_listen_environment)
 from mysql_snmp.agents.exporter.web_config import load_web_config
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 from tests.exporter.exporter_harness import RunningExporter, Scrape
 from tests.exporter.test_exporter_config import self_signed
 

@@ -12,7 +12,7 @@ import yaml
 from exporter_harness import Scrape, running_exporter, scrape_go_exporter
 
 from mysql_snmp.agents.catalog import CATALOG_PATH, load_catalog, parse_catalog
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB
 from tests.exporter.go_exporter import GO_EXPORTER, go_flags
 from tests.support import create_monitoring_user
 

@@ -18,7 +18,7 @@ import bcrypt
 import pytest
 
 from mysql_snmp.agents.exporter.web_config import load_web_config
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 from tests.exporter.certificates import TestCA
 from tests.exporter.go_exporter import GO_EXPORTER, running_go_exporter
 from tests.exporter.http_wire import exchange

@@ -79,7 +79,7 @@ def test_virtual_memory_max_is_served_as_gos_process_collector_serves_it(tmp_pat
     import subprocess
     import urllib.request
 
-    from mysql_snmp.agents.throwaway import free_loopback_port
+    from mysql_snmp.agents.demo.throwaway import free_loopback_port
     from tests.exporter.go_exporter import GO_EXPORTER
 
     if not os.path.exists(GO_EXPORTER):

@@ -11,7 +11,9 @@ import pymysql
 import pytest
 from exporter_harness import running_exporter
 
-from mysql_snmp.agents.connection import ConnectionSettings, MySQLConnection, QueryError, settings_from_my_cnf
+from mysql_snmp.agents.config.settings import ConnectionSettings, settings_from_my_cnf
+from mysql_snmp.agents.mysql.connection import MySQLConnection
+from mysql_snmp.agents.mysql.errors import QueryError
 from mysql_snmp.agents.exporter.probe_access import ProbeAllowList, ProbeRefused, canonical_target
 from tests.fake_mysql_server import clear_text_phisher
 

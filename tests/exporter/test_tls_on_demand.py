@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from mysql_snmp.agents.connection import ConnectionSettings
-from mysql_snmp.agents.tls_on_demand import wants_tls
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port
+from mysql_snmp.agents.config.settings import ConnectionSettings
+from mysql_snmp.agents.mysql.tls_on_demand import wants_tls
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB, free_loopback_port
 from tests.exporter.test_exporter_imports import scrape_when_listening
 from tests.support import MINIMAL_GRANTS, create_monitoring_user
 
@@ -43,7 +43,7 @@ def test_which_settings_want_tls():
 # module (held back by the exporter) and raises this.  No MySQL 8 here (MariaDB has no caching_sha2_password), so the first
 # login attempt is a double that raises it; the retry is a real login to a TLS MariaDB.
 SECURE_LOGIN_RETRY = """import sys
-from mysql_snmp.agents.tls_on_demand import without_openssl
+from mysql_snmp.agents.mysql.tls_on_demand import without_openssl
 with without_openssl():
     import pymysql
     from mysql_snmp.agents.connection import MySQLConnection, ConnectionSettings
@@ -81,7 +81,7 @@ def test_pymysql_loaded_without_openssl_is_given_ssl_on_demand():
     # A fresh interpreter: this one has loaded ssl long ago.
     script = (
         "import sys\n"
-        "from mysql_snmp.agents.tls_on_demand import ensure_ssl, without_openssl\n"
+        "from mysql_snmp.agents.mysql.tls_on_demand import ensure_ssl, without_openssl\n"
         "with without_openssl():\n"
         "    import pymysql.connections as connections\n"
         "    from mysql_snmp.agents.connection import ConnectionSettings\n"
@@ -102,7 +102,7 @@ def test_pymysql_loaded_without_cryptography_is_given_its_rsa_on_demand(tmp_path
     (tmp_path / "public.pem").write_bytes(public)
     script = (
         "import sys\n"
-        "from mysql_snmp.agents.tls_on_demand import ensure_cryptography, without_openssl\n"
+        "from mysql_snmp.agents.mysql.tls_on_demand import ensure_cryptography, without_openssl\n"
         "with without_openssl():\n"
         "    import pymysql._auth as auth\n"
         "print('cryptography' in sys.modules, auth._have_cryptography)\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from mysql_snmp.agents.catalog import format_oid, load_catalog
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB
 from tests.agentx.agent_process import RunningAgent
 from tests.agentx.netsnmp import Snmpd
 from tests.faults.exporter_process import ExporterProcess

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import psutil
 
-from mysql_snmp.agents.netsnmp_sandbox import REPO_ROOT, stop_process
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.netsnmp_sandbox import REPO_ROOT, stop_process
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 from tests.exporter.exporter_harness import PROMETHEUS_ACCEPT, Scrape
 
 

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 from mysql_snmp.agents.catalog import format_oid, load_catalog
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB
 from tests.exporter.exporter_harness import RunningExporter, Scrape
 
 _CATALOG = load_catalog()

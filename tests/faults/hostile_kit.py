@@ -14,7 +14,7 @@ from typing import Iterator
 
 import psutil
 
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 from tests.exporter.go_exporter import GO_EXPORTER
 
 

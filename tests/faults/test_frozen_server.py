@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from mysql_snmp.agents.connection import settings_from_my_cnf
+from mysql_snmp.agents.config.settings import settings_from_my_cnf
 from tests.agentx.agent_process import run_agent, stop_agent
 from tests.agentx.netsnmp import Snmpd, need_net_snmp
 from tests.exporter.exporter_harness import running_exporter

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 import pymysql
 import pytest
 
-from mysql_snmp.agents import answer_limits
-from mysql_snmp.agents.connection import ConnectionSettings, MySQLConnection, QueryError
-from mysql_snmp.agents import served_text
+from mysql_snmp.agents.mysql import answer_limits
+from mysql_snmp.agents.config.settings import ConnectionSettings
+from mysql_snmp.agents.mysql.connection import MySQLConnection
+from mysql_snmp.agents.mysql.errors import QueryError
+from mysql_snmp.agents.bounds import served_text
 from mysql_snmp.agents.agentx.view import TreeLayout, build_view
 from mysql_snmp.agents.catalog import format_oid, load_catalog
 from mysql_snmp.agents.snapshot import Snapshot

@@ -12,7 +12,7 @@ import time
 import pymysql
 import pytest
 
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB
 from tests.agentx.agent_process import RunningAgent, stop_agent
 from tests.agentx.netsnmp import Snmpd, need_net_snmp, start_agent, wait_until
 from tests.faults.agents_under_test import (

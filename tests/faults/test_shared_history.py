@@ -16,8 +16,8 @@ import pytest
 
 from mysql_snmp.agents.leak.history_lock import lock_path
 from mysql_snmp.agents.leak.state_file import load_document, set_aside_path
-from mysql_snmp.agents.netsnmp_sandbox import REPO_ROOT
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.netsnmp_sandbox import REPO_ROOT
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 from tests.agentx.agent_process import run_agent, stop_agent
 from tests.agentx.netsnmp import Snmpd, need_net_snmp
 from tests.faults.exporter_process import ExporterProcess, start_exporter

@@ -28,7 +28,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mysql_snmp.agents.netsnmp_sandbox import Snmpd, SnmpVar
+from mysql_snmp.agents.demo.netsnmp_sandbox import Snmpd, SnmpVar
 
 NS = {"d": "http://xmlns.opennms.org/xsd/config/datacollection"}
 COUNTER_TYPES = ("counter32", "counter64", "counter")

@@ -28,7 +28,7 @@ import yaml
 from mysql_snmp.agents.catalog import load_catalog
 from mysql_snmp.agents.generate import served_names
 from mysql_snmp.agents.generate.served_names import replica_column
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 from tests.exporter.exporter_harness import running_exporter
 
 pytestmark = pytest.mark.live

@@ -10,11 +10,11 @@ Open_table_definitions: a leak with reason ``tables``, which clears when they ar
 import pytest
 
 from mysql_snmp.agents.collection import Collector
-from mysql_snmp.agents.connection import ConnectionSettings
+from mysql_snmp.agents.config.settings import ConnectionSettings
 from mysql_snmp.agents.leak.detector import LeakDetector
 from mysql_snmp.agents.leak.series_detector import LEAKING, OK
 from mysql_snmp.agents.snapshot import labels_of
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB
 
 pytestmark = pytest.mark.live
 

@@ -15,8 +15,8 @@ from typing import Iterator
 
 import pytest
 
-from mysql_snmp.agents.throwaway import free_loopback_port
-from mysql_snmp.agents.netsnmp_sandbox import COMMUNITY, Snmpd, net_snmp_tool, stop_process
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.netsnmp_sandbox import COMMUNITY, Snmpd, net_snmp_tool, stop_process
 from tests.agentx.netsnmp import wait_until
 
 SNMP_TRAP_OID = ".1.3.6.1.6.3.1.1.4.1.0 = OID: "

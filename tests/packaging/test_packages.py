@@ -32,8 +32,8 @@ from pathlib import Path
 import pytest
 
 from mysql_snmp.agents.catalog import format_oid, load_catalog
-from mysql_snmp.agents.netsnmp_sandbox import missing_net_snmp_tools, net_snmp_tool, parse_output, stop_process
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.netsnmp_sandbox import missing_net_snmp_tools, net_snmp_tool, parse_output, stop_process
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 from tests.support import create_monitoring_user
 
 REPO = Path(__file__).resolve().parents[2]

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from mysql_snmp.agents.netsnmp_sandbox import COMMUNITY, Snmpd, missing_net_snmp_tools, net_snmp_tool
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.demo.netsnmp_sandbox import COMMUNITY, Snmpd, missing_net_snmp_tools, net_snmp_tool
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 from tests.support import create_monitoring_user
 
 REPO = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ import pymysql
 import pytest
 
 from mysql_snmp.agents.snapshot import labels_of
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port
+from mysql_snmp.agents.demo.throwaway import ThrowawayMariaDB, free_loopback_port
 from mysql_snmp.parsers.binlog import binlog_values
 from mysql_snmp.parsers.host import pick_mysqld_process, pid_from_pid_file_text, process_values
 from mysql_snmp.parsers.processlist import processlist_values

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from mysql_snmp.agents.catalog import format_oid, load_catalog
-from mysql_snmp.agents.connection import PASSWORD_ENV
-from mysql_snmp.agents.netsnmp_sandbox import REPO_ROOT, stop_process
-from mysql_snmp.agents.throwaway import free_loopback_port
+from mysql_snmp.agents.config.settings import PASSWORD_ENV
+from mysql_snmp.agents.demo.netsnmp_sandbox import REPO_ROOT, stop_process
+from mysql_snmp.agents.demo.throwaway import free_loopback_port
 from tests.agentx.agent_process import mysql_up
 from tests.agentx.netsnmp import Snmpd, need_net_snmp, wait_until
 from tests.faults.faultkit import kill_connections

@@ -17,17 +17,12 @@ import pymysql
 import pytest
 
 from mysql_snmp.agents.collection import Collector
-from mysql_snmp.agents.connection import (
-    PASSWORD_ENV,
-    MySQLConnection,
-    QueryError,
-    classify_error,
-    resolve_settings,
-    settings_from_my_cnf,
-)
+from mysql_snmp.agents.config.settings import PASSWORD_ENV, resolve_settings, settings_from_my_cnf
+from mysql_snmp.agents.mysql.connection import MySQLConnection
+from mysql_snmp.agents.mysql.errors import QueryError, classify_error
 from mysql_snmp.agents.exporter.settings import settings_from_dsn
-from mysql_snmp.agents.log_lines import install_log_guards
-from mysql_snmp.agents.redact import MASK, redact, remember_secret
+from mysql_snmp.agents.bounds.log_lines import install_log_guards
+from mysql_snmp.agents.config.redact import MASK, redact, remember_secret
 from tests.agents.test_collection import _FakeConnection
 from tests.fake_mysql_server import clear_text_phisher
 from tests.support import option_file_literal, sql_literal

@@ -1,7 +1,7 @@
 """A private Net-SNMP snmpd (AgentX master on a Unix socket in a temp dir, UDP on loopback),
 thin wrappers around the Net-SNMP command-line clients, and the subagent started against it.
 
-Used by the demo, the tests and the benchmarks, as agents/throwaway.py is for MariaDB: it never
+Used by the demo, the tests and the benchmarks, as agents/demo/throwaway.py is for MariaDB: it never
 touches the machine's snmpd (own config, socket, port and persistent dir, ``MIBS=:`` so no MIB
 file of the machine is read)."""
 
@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mysql_snmp.agents.throwaway import free_loopback_port
+from .throwaway import free_loopback_port
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 COMMUNITY = "public"

@@ -4,7 +4,7 @@ Every password the agent is given (each ``password`` of every option-file group 
 ``MYSQLD_EXPORTER_PASSWORD`` variable, the DSN's) is remembered here, and every path that turns an
 exception into text a person or a client can see runs it through ``redact``: the error a source
 records (served as ``myAgentLastError`` and ``mysql_exporter_*`` messages, printed by ``collect``),
-and, through ``agents/log_lines.py``, every log record with its traceback.  A library that puts
+and, through ``agents/bounds/log_lines.py``, every log record with its traceback.  A library that puts
 its argument in its message (pymysql's ``UnicodeEncodeError`` carried the password as
 ``exc.args[1]``) then shows ``<password>`` instead.
 

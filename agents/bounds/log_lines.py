@@ -4,7 +4,7 @@ A log message often carries text the server sent (an error, a value that failed 
 version string): a hostile or broken server can make that megabytes long, or put a newline and
 a forged ``level=error`` line, or a terminal escape, in it; and an exception's text can carry a
 configured password.  Every record made after ``install_log_guards()`` is formatted once, at
-creation, with its traceback: every configured secret removed (``agents/redact.py``), then its
+creation, with its traceback: every configured secret removed (``agents/config/redact.py``), then its
 message's control characters escaped (``\\n`` as ``\\\\n``) and the whole text cut to
 ``MAX_LOG_RECORD_CHARS``.  Scrubbing comes first, so a cut never leaves part of a password.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import re
 
-from mysql_snmp.agents.redact import redact
+from ..config.redact import redact
 
 MAX_LOG_RECORD_CHARS = 8192
 # C0 controls but tab, DEL, and C1 controls (a terminal takes \x9b as an escape, too).

@@ -21,7 +21,7 @@ import threading
 from typing import TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:  # imported for real inside without_openssl(): it loads pymysql
-    from mysql_snmp.agents.connection import ConnectionSettings
+    from ..config.settings import ConnectionSettings
 
 _lock = threading.Lock()
 
@@ -85,7 +85,7 @@ def ensure_ssl() -> None:
         if connections is None or getattr(connections, "ssl", None) is ssl:
             return
         if not hasattr(connections, "SSL_ENABLED") or not hasattr(connections, "ssl"):
-            from mysql_snmp.agents.connection import ConfigError
+            from ..config.settings import ConfigError
 
             raise ConfigError("TLS to MySQL is configured, but this pymysql version cannot be given ssl after "
                               "it was loaded (pymysql.connections has no ssl / SSL_ENABLED)")

@@ -14,9 +14,9 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from mysql_snmp.agents.catalog import Catalog, format_oid, load_catalog
-from mysql_snmp.agents.netsnmp_sandbox import REPO_ROOT, Snmpd, SnmpVar, start_agent, stop_process, wait_until
-from mysql_snmp.agents.throwaway import ThrowawayMariaDB, free_loopback_port
+from ..catalog import Catalog, format_oid, load_catalog
+from .netsnmp_sandbox import REPO_ROOT, Snmpd, SnmpVar, start_agent, stop_process, wait_until
+from .throwaway import ThrowawayMariaDB, free_loopback_port
 
 MIB_DIR = REPO_ROOT / "mibs"
 MIB_MODULE = "MYSQL-SERVER-MIB"

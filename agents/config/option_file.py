@@ -28,9 +28,10 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mysql_snmp.agents.textfile import UnusableFile, read_regular_text
+from .textfile import UnusableFile, read_regular_text
 
-log = logging.getLogger(__name__)
+# The published logger name: log filters and tests name it (the module moved to agents/config/).
+log = logging.getLogger("mysql_snmp.agents.option_file")
 
 WHITESPACE = " \t\n\v\f\r"  # my_isspace() of latin1, the clients' test
 # The clients stop following !include past this depth; here it is an error (a loop, most likely).
