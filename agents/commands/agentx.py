@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import logging
 import math
-import os
 import signal
 import sys
 import time
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from .collect import add_collection_arguments, collector_from_args, listed_sources
 from .perl_agent_options import PidFile, add_perl_agent_options, apply_perl_agent_options
+from ..config.environment_secrets import forget_environment_variable
 from ..config.settings import PASSWORD_ENV, ConfigError, add_connection_arguments
 from ..bounds.log_lines import install_log_guards
 
@@ -202,8 +202,8 @@ def run(args) -> int:
     except (ConfigError, ValueError) as exc:
         print(f"mysql-snmp agentx: {exc}", file=sys.stderr)
         return 2
-    # Read into the connection settings: no child process inherits the password.
-    os.environ.pop(PASSWORD_ENV, None)
+    # Read into the connection settings: neither a child nor /proc/PID/environ shows the password now.
+    forget_environment_variable(PASSWORD_ENV)
     try:
         with PidFile(args.perl_pid_file):
             asyncio.run(serve(agent.refresher, agent.session))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import logging
 import math
-import os
 import signal
 import threading
 
@@ -109,10 +108,12 @@ def run(args) -> int:
     # pymysql and the HTTP server load without ssl or cryptography: what needs them loads them then.
     with without_openssl():
         from ..catalog import CatalogError, load_exporter_catalog
+        from ..config.environment_secrets import forget_environment_variable
         from ..config.settings import PASSWORD_ENV, ConfigError
         from ..exporter.app import ExporterApp
         from ..exporter.flags import config_from_args, parse_listen_address
         from ..exporter.server import serve
+        from ..exporter.settings import DSN_VARIABLE
         from ..exporter.systemd_socket import SystemdSocketError, systemd_listeners
         from ..exporter.web_config import WebConfigError, load_web_config
 
@@ -132,8 +133,10 @@ def run(args) -> int:
         web = load_web_config(config.web_config_file)
         catalog = load_exporter_catalog()
         app = ExporterApp(config, catalog, web)
-        # The app keeps its own copy of the environment; no child process inherits the password.
-        os.environ.pop(PASSWORD_ENV, None)
+        # The app keeps its own copy of the environment: neither a child nor /proc/PID/environ
+        # shows the password (or the DSN that carries one) from here on.
+        for secret in (PASSWORD_ENV, DSN_VARIABLE):
+            forget_environment_variable(secret)
         app.default_target()  # a broken option file is an error now, not at the first scrape
     except (SystemdSocketError, WebConfigError, CatalogError, ConfigError, ValueError) as exc:
         log.error("%s", exc)

@@ -78,7 +78,7 @@ def environment(found: Secrets) -> dict[str, str]:
 def process_traces(process: subprocess.Popen) -> dict[str, bytes]:
     """What another local user or a child could read of a running agent."""
     proc = Path(f"/proc/{process.pid}")
-    traces = {"argv": (proc / "cmdline").read_bytes()}
+    traces = {"argv": (proc / "cmdline").read_bytes(), "start-up environment": (proc / "environ").read_bytes()}
     for task in (proc / "task").iterdir():
         traces[f"argv of thread {task.name}"] = (task / "cmdline").read_bytes()
     return traces
