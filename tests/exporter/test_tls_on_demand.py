@@ -46,7 +46,8 @@ SECURE_LOGIN_RETRY = """import sys
 from mysql_snmp.agents.mysql.tls_on_demand import without_openssl
 with without_openssl():
     import pymysql
-    from mysql_snmp.agents.connection import MySQLConnection, ConnectionSettings
+    from mysql_snmp.agents.mysql.connection import MySQLConnection
+    from mysql_snmp.agents.config.settings import ConnectionSettings
 attempts = []
 def connector(**kwargs):
     attempts.append(sorted(kwargs))
@@ -84,7 +85,7 @@ def test_pymysql_loaded_without_openssl_is_given_ssl_on_demand():
         "from mysql_snmp.agents.mysql.tls_on_demand import ensure_ssl, without_openssl\n"
         "with without_openssl():\n"
         "    import pymysql.connections as connections\n"
-        "    from mysql_snmp.agents.connection import ConnectionSettings\n"
+        "    from mysql_snmp.agents.config.settings import ConnectionSettings\n"
         "print('ssl' in sys.modules, connections.SSL_ENABLED, connections.ssl)\n"
         "ensure_ssl()\n"
         "import ssl\n"
