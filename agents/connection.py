@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from mysql_snmp.agents.mysql_auth import auth_plugin_map
-from mysql_snmp.agents.option_file import OptionFileError, read_option_file
+from mysql_snmp.agents.option_file import OptionFileError, cached_option_file
 from mysql_snmp.agents.redact import describe_exception, exception_text, redact, remember_secret
 from mysql_snmp.agents.snapshot import ServerInfo
 from mysql_snmp.parsers.columns import FoldedRow
@@ -141,7 +141,7 @@ def settings_from_my_cnf(path: str | Path, section: str = "client") -> Connectio
     """
     path = Path(path).expanduser()
     try:
-        option_file = read_option_file(path)
+        option_file = cached_option_file(path)
     except OptionFileError as exc:
         if not (path.exists() or path.is_symlink()):
             raise ConfigError(f"{path}: no such file (give --my-cnf or create it with a [client] section)") from None
