@@ -12,7 +12,7 @@ thread count at peak (sampled every 100 ms) and steady (``--settle`` seconds aft
 the per-target budget docs/security.md states.
 
     .venv/bin/python tests/bench/bench_probe_targets.py [--targets 500] [--interval 15] [--seconds 60]
-        [--flag=--exporter.collect-workers=8 ...]
+        [--flag=--exporter.collection-workers=8 ...]
     .venv/bin/python tests/bench/bench_probe_targets.py --remembered --targets 500
 """
 
