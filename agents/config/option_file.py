@@ -18,6 +18,15 @@ Where the clients skip a file they cannot read, a missing file or directory here
 option file that silently loses its ``password`` or ``user`` makes the agent log in as someone else.
 Option names are folded to lower snake_case (``ssl-ca`` and ``ssl_ca`` are one option to the
 clients); an option without ``=`` has the value None.
+
+``cached_option_file`` reads a file again only when it or a file it includes changed: an exporter
+with 500 ``[client.NAME]`` sections no longer parses them all for each new /probe target.  What
+decides is the status (device, inode, size, modification and change times, in nanoseconds) of every
+file read and every ``!includedir`` directory listed, checked at each call: an edit, a file added to
+a directory, a chmod or a file replaced is read at the next call, and a file gone is the error it is
+to ``read_option_file``.  A file modified less than ``RECENT_CHANGE_SECONDS`` before it was read is not
+trusted (the kernel stamps times from a coarse clock: a second edit in the same tick, of the same
+size, would look unchanged), so such a result is read again at the next call.
 """
 
 from __future__ import annotations
@@ -25,21 +34,27 @@ from __future__ import annotations
 import logging
 import os
 import stat
+import threading
+import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .textfile import UnusableFile, read_regular_text
+from .textfile import UnusableFile, read_regular_file
 
 # The published logger name: log filters and tests name it (the module moved to agents/config/).
-log = logging.getLogger("mysql_snmp.agents.option_file")
+log = logging.getLogger("mysql_snmp.agents.config.option_file")
 
 WHITESPACE = " \t\n\v\f\r"  # my_isspace() of latin1, the clients' test
 # The clients stop following !include past this depth; here it is an error (a loop, most likely).
 MAX_INCLUDE_DEPTH = 10
 MAX_FILE_BYTES = 1 << 20
+RECENT_CHANGE_SECONDS = 2.0
+MAX_CACHED_FILES = 8
 ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "s": " ", '"': '"', "'": "'", "\\": "\\"}
 
 Options = dict[str, "str | None"]
+Signature = tuple[int, int, int, int, int]  # st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns
 
 
 class OptionFileError(ValueError):
@@ -53,6 +68,8 @@ class OptionFile:
     path: Path
     groups: dict[str, Options] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)  # every file read, in reading order
+    # Every file read and directory listed, with its status then: what cached_option_file checks.
+    watched: list[tuple[Path, Signature]] = field(default_factory=list)
 
     def group(self, name: str) -> Options | None:
         return self.groups.get(name.lower())
@@ -119,7 +136,7 @@ class _Reader:
         if depth > MAX_INCLUDE_DEPTH:
             raise OptionFileError(f"{path}: included more than {MAX_INCLUDE_DEPTH} levels deep (an include loop?)")
         try:
-            text = read_regular_text(path, MAX_FILE_BYTES)
+            text, info = read_regular_file(path, MAX_FILE_BYTES)
         except FileNotFoundError:
             raise OptionFileError(f"{path}: no such file") from None
         except OSError as exc:
@@ -128,6 +145,7 @@ class _Reader:
             raise OptionFileError(f"{path}: {exc}") from None
         warn_if_exposed(path)
         self.result.files.append(path)
+        self.result.watched.append((path, signature(info)))
         self.parse(text, str(path), depth)
 
     def parse(self, text: str, name: str, depth: int) -> None:
@@ -162,6 +180,8 @@ class _Reader:
             self.read(target, depth + 1)
             return
         try:
+            # Its status before it is listed: a file added after this is seen at the next check.
+            self.result.watched.append((target, signature(os.stat(target))))
             names = sorted(entry.name for entry in os.scandir(target) if entry.name.endswith(".cnf"))
         except OSError as exc:
             raise OptionFileError(f"{where}: !includedir {argument}: cannot read: {exc.strerror}") from None
@@ -186,6 +206,48 @@ def read_option_file(path: str | os.PathLike) -> OptionFile:
     reader = _Reader(root)
     reader.read(root, 0)
     return reader.result
+
+
+def signature(info: os.stat_result) -> Signature:
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
+def unchanged(option_file: OptionFile) -> bool:
+    """Every file and directory ``option_file`` was read from is as it was then."""
+    for path, seen in option_file.watched:
+        try:
+            if signature(os.stat(path)) != seen:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+_cache_lock = threading.Lock()
+_cache: OrderedDict[tuple[str, str], OptionFile] = OrderedDict()
+
+
+def cached_option_file(path: str | os.PathLike) -> OptionFile:
+    """``read_option_file(path)``, read again only when one of its files changed (see the module's
+    notes).  The result is shared between callers: read it, never change it."""
+    root = Path(path).expanduser()
+    key = (os.getcwd(), str(root))  # a relative path, here or in an !include, is from the working directory
+    with _cache_lock:
+        cached = _cache.get(key)
+    if cached is not None and unchanged(cached):
+        return cached
+    started = time.time_ns()
+    fresh = read_option_file(root)
+    settled = started - int(RECENT_CHANGE_SECONDS * 1e9)
+    with _cache_lock:
+        if all(seen[3] < settled for _, seen in fresh.watched):  # modified long enough before
+            _cache[key] = fresh
+            _cache.move_to_end(key)
+            while len(_cache) > MAX_CACHED_FILES:
+                _cache.popitem(last=False)
+        else:
+            _cache.pop(key, None)
+    return fresh
 
 
 def parse_option_text(text: str, name: str = "<text>") -> dict[str, Options]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from ..mysql.auth_plugins import auth_plugin_map
-from .option_file import OptionFileError, read_option_file
+from .option_file import OptionFileError, cached_option_file
 from .redact import (
     remember_secret,
 )
@@ -129,7 +129,7 @@ def settings_from_my_cnf(path: str | Path, section: str = "client") -> Connectio
     """
     path = Path(path).expanduser()
     try:
-        option_file = read_option_file(path)
+        option_file = cached_option_file(path)
     except OptionFileError as exc:
         if not (path.exists() or path.is_symlink()):
             raise ConfigError(f"{path}: no such file (give --my-cnf or create it with a [client] section)") from None

@@ -18,6 +18,11 @@ class UnusableFile(ValueError):
 
 def read_regular_text(path: str | os.PathLike, max_bytes: int) -> str:
     """The UTF-8 text of the regular file at ``path``; OSError when it cannot be opened."""
+    return read_regular_file(path, max_bytes)[0]
+
+
+def read_regular_file(path: str | os.PathLike, max_bytes: int) -> tuple[str, os.stat_result]:
+    """read_regular_text, and the file's status as it was opened (before it was read)."""
     # O_NONBLOCK: opening a FIFO returns at once instead of blocking; fstat then refuses it.
     fd = os.open(Path(path), os.O_RDONLY | os.O_NONBLOCK)
     with os.fdopen(fd, "rb") as handle:
@@ -30,6 +35,6 @@ def read_regular_text(path: str | os.PathLike, max_bytes: int) -> str:
     if len(data) > max_bytes:  # grew while being read
         raise UnusableFile(f"more than {max_bytes} bytes")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8"), info
     except UnicodeDecodeError as exc:
         raise UnusableFile(f"not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start})") from None

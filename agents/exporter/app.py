@@ -18,6 +18,7 @@ import time
 from ..catalog import Catalog
 from ..config.settings import ConfigError, ConnectionSettings
 from .collect_params import CollectParams
+from .collect_pool import CollectPool
 from .collectors import COLLECTORS, ExporterCollector, select
 from .encoding import encode_as, negotiate
 from .exposition import collection_self_families, request_self_families, server_families
@@ -53,6 +54,8 @@ class ExporterApp:
         self._bad_timeout_logged = False
         self._default: Target | None = None
         self._probes = ProbeTargets()
+        # Every /probe target's collections, on threads started only as they are needed.
+        self._probe_pool = CollectPool(config.probe_workers, "collect-probe")
         self.enabled = tuple(c for c in COLLECTORS if config.enabled.get(c.name, c.default))
         self.collect_params = CollectParams((c.name for c in COLLECTORS), (c.name for c in self.enabled))
 
@@ -90,7 +93,7 @@ class ExporterApp:
         settings = prepare_for(settings)  # OpenSSL is loaded only for a target that may need it
         return Target(name, self._new_collector(settings), min_interval=self.config.min_interval,
                       may_interrupt=self.config.max_open_conns >= 2, observers=observers,
-                      remember_between_scrapes=not probed)
+                      remember_between_scrapes=not probed, pool=self._probe_pool if probed else None)
 
     def _leak_detectors(self, target: str) -> list:
         """The leak detector of the /metrics target (its history is that server's)."""
@@ -131,6 +134,7 @@ class ExporterApp:
             self._default = None
         for target in targets:
             target.close()
+        self._probe_pool.shutdown()
 
     # ------------------------------------------------------------------ scraping
 

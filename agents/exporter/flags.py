@@ -140,6 +140,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cost.add_argument("--exporter.min-interval", dest="min_interval", type=float, default=0.0, metavar="SECONDS",
                       help="serve the last collection to scrapes closer together than this instead of asking "
                            "MySQL again (default 0: every scrape collects; concurrent scrapes always share one)")
+    cost.add_argument("--exporter.collection-workers", dest="collection_workers", type=int, default=0,
+                      metavar="N", help="threads that run the /probe targets' collections, shared by all of them, "
+                                        "one collection at a time per target (default: --web.max-connections; "
+                                        "/metrics has a thread of its own)")
     cost.add_argument("--exporter.scrape-timeout", dest="scrape_timeout", type=float, default=10.0,
                       metavar="SECONDS", help="deadline of a collection when Prometheus sends no "
                                               "X-Prometheus-Scrape-Timeout-Seconds (default 10)")
@@ -236,6 +240,11 @@ class ExporterConfig:
     heartbeat_utc: bool
     compat: CompatOptions
     source_options: SourceOptions = SourceOptions()
+    collection_workers: int = 0  # /probe collection threads; 0: as many as limits.max_connections
+
+    @property
+    def probe_workers(self) -> int:
+        return self.collection_workers if self.collection_workers > 0 else self.limits.max_connections
 
 
 def connection_limits(args: argparse.Namespace) -> ConnectionLimits:
@@ -261,6 +270,7 @@ def config_from_args(args: argparse.Namespace) -> ExporterConfig:
         max_open_conns=max(1, args.max_open_conns),
         tls_insecure_skip_verify=args.tls_insecure_skip_verify,
         min_interval=max(0.0, args.min_interval),
+        collection_workers=max(0, args.collection_workers),
         leak_detector=args.exporter_leak_detector,
         leak_config=args.leak_config,
         leak_state_file=args.leak_state_file,

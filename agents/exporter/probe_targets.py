@@ -9,20 +9,24 @@ the same way, as the resolver reads it (glibc's inet_aton for IPv4: ``127.1`` an
 are 127.0.0.1); the exporter keys, checks and connects with that one.  ``ProbeTargets`` keeps at
 most ``MAX_PROBE_TARGETS`` of them, least recently scraped first out, and closes any not scraped
 for ``PROBE_IDLE_SECONDS`` (checked at each /probe request and every quarter of that time): a
-target Prometheus stopped scraping gives its connection back.
+target Prometheus stopped scraping gives its connection back.  Targets are closed one after another
+by one thread, not a thread each: 500 targets going idle at once do not start 500 threads.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import socket
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from typing import Callable
 
 from ..config.settings import ConfigError, parse_port
+
+log = logging.getLogger(__name__)
 
 MAX_PROBE_TARGETS = 500
 # Four missed scrapes at Prometheus' default interval of a minute.
@@ -68,6 +72,7 @@ class ProbeTargets:
         # Idle targets also go when no request comes at all: a sweeper, from the first target on.
         self._closed = threading.Event()
         self._sweeper: threading.Thread | None = None
+        self._closer = Closer()
 
     def __len__(self) -> int:
         return len(self._targets)
@@ -79,7 +84,7 @@ class ProbeTargets:
             target = self._targets.get(key)
             if target is not None:
                 self._targets.move_to_end(key)
-        _close_later(gone)
+        self._closer.close_later(gone)
         return target
 
     def add(self, key: tuple[str, str], created):
@@ -97,7 +102,7 @@ class ProbeTargets:
                 if self._sweeper is None:
                     self._sweeper = threading.Thread(target=self._sweep, name="probe-target-sweeper", daemon=True)
                     self._sweeper.start()
-        _close_later(gone)
+        self._closer.close_later(gone)
         return created
 
     def take_all(self) -> list:
@@ -112,7 +117,7 @@ class ProbeTargets:
         while not self._closed.wait(self.idle_seconds / 4):
             with self._lock:
                 gone = self._take_idle()
-            _close_later(gone)
+            self._closer.close_later(gone)
 
     def _take_idle(self) -> list:
         # Least recently used first: the sweep stops at the first target in use.
@@ -127,7 +132,32 @@ class ProbeTargets:
         return gone
 
 
-def _close_later(targets: list) -> None:
-    # Closing waits for a collection in progress (after stopping its reads): not on a request's time.
-    for target in targets:
-        threading.Thread(target=target.close, name="close-target", daemon=True).start()
+class Closer:
+    """Closes targets in the background, one after another, on one thread started when needed
+    (closing waits for a collection in progress, after stopping its reads: not on a request's time)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._pending: deque = deque()
+        self._thread: threading.Thread | None = None
+
+    def close_later(self, targets: list) -> None:
+        if not targets:
+            return
+        with self._lock:
+            self._pending.extend(targets)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="close-targets", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                if not self._pending:
+                    self._thread = None
+                    return
+                target = self._pending.popleft()
+            try:
+                target.close()
+            except Exception:  # one target's failure must not leave the others open
+                log.exception("closing a /probe target failed")

@@ -5,6 +5,8 @@
   one set of statements.
 - ``min_interval``: a scrape closer than this to the last collection is served
   that collection (same values, same timestamp) without touching MySQL.
+- One collection at a time per target, on a worker of a shared, bounded pool
+  (agents/exporter/collect_pool.py): 500 targets do not hold 500 threads.
 - Deadline: a scrape never waits past its deadline.  The collector starts no
   source after ``deadline - grace``, and a statement still running then is
   interrupted (``KILL QUERY`` from a second connection), so a slow or hung source
@@ -20,10 +22,11 @@ import logging
 import threading
 import time
 from collections import Counter, OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
+from concurrent.futures import Future, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from .collect_pool import CollectPool, NotStarted
 from .collectors import ExporterCollector
 from .encoding import FamilyInterner
 from .response import SharedBodies
@@ -97,7 +100,7 @@ class Target:
 
     def __init__(self, name: str, collector, *, min_interval: float = 0.0, interrupt_grace: float = 0.5,
                  may_interrupt: bool = True, observers: Sequence = (), clock: Callable[[], float] = time.monotonic,
-                 remember_between_scrapes: bool = True):
+                 remember_between_scrapes: bool = True, pool: CollectPool | None = None):
         self.name = name
         self.collector = collector
         # Objects with observe(snapshot) / close(), e.g. the leak detector: they see each
@@ -116,9 +119,11 @@ class Target:
         # no encoded body, no interned families (1.5 MB a MariaDB target); the scrapes that join a
         # collection in flight still share its body.  No target keeps a collection past its scrape
         # unless --exporter.min-interval may serve it again.
-        # One worker: the collector serialises collections on its one connection anyway,
-        # and a worker thread lets every waiting scrape give up at its own deadline.
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"collect-{name}")
+        # Collections run one at a time (the collector's one connection) on a worker of ``pool``
+        # (shared by the /probe targets; a target given none has a worker of its own), so every
+        # waiting scrape can give up at its own deadline.
+        self._own_pool = CollectPool(1, "collect-metrics", clock) if pool is None else None
+        self._lane = (pool or self._own_pool).lane()
         self.counters = TargetCounters()
         # Families and encoded bytes of values unchanged since the last scrape of this target.
         self._interner = FamilyInterner() if remember_between_scrapes else None
@@ -146,7 +151,9 @@ class Target:
         abort = getattr(self.collector, "abort", None)
         if abort is not None:
             abort()
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        self._lane.close()
+        if self._own_pool is not None:
+            self._own_pool.shutdown()
         self.collector.close()
         for observer in self.observers:
             observer.close()
@@ -167,7 +174,8 @@ class Target:
             inflight = self._inflight.get(sources)
             if inflight is None:
                 source_deadline = deadline - grace
-                future = self._executor.submit(self._collect, sources, collectors, source_deadline)
+                future = self._lane.submit(lambda: self._collect(sources, collectors, source_deadline),
+                                           source_deadline)
                 self._inflight[sources] = (future, source_deadline)
                 future.add_done_callback(lambda _f, key=sources: self._finished(key))
             else:
@@ -175,19 +183,26 @@ class Target:
         try:
             record = future.result(timeout=max(0.0, deadline - grace - self._clock()))
         except FutureTimeout:
-            # A collection joined from a scrape with a later deadline is left alone.
-            if self.may_interrupt and source_deadline <= deadline - grace:
+            # A collection joined from a scrape with a later deadline is left alone, and one
+            # still waiting for a worker has no statement to interrupt.
+            if self.may_interrupt and source_deadline <= deadline - grace and future.running():
                 self._interrupt_running_statement()
             try:
                 record = future.result(timeout=max(0.0, deadline - self._clock()))
-            except FutureTimeout:
-                with self._lock:
-                    self.counters.version += 1
-                    for collector in collectors:
-                        self.counters.errors[(collector.label, "deadline")] += 1
-                log.warning("%s: no collection finished before the scrape deadline", self.name)
-                return ScrapeOutcome(collectors, None)
+            except (FutureTimeout, NotStarted):
+                return self._missed(collectors, "no collection finished before the scrape deadline")
+        except NotStarted:
+            return self._missed(collectors, "no collection worker was free before the scrape deadline "
+                                            "(raise --exporter.collection-workers)")
         return ScrapeOutcome(collectors, record)
+
+    def _missed(self, collectors: tuple[ExporterCollector, ...], why: str) -> ScrapeOutcome:
+        with self._lock:
+            self.counters.version += 1
+            for collector in collectors:
+                self.counters.errors[(collector.label, "deadline")] += 1
+        log.warning("%s: %s", self.name, why)
+        return ScrapeOutcome(collectors, None)
 
     def _interrupt_running_statement(self) -> None:
         """``KILL QUERY`` the collection's statement from a second, short-lived connection.

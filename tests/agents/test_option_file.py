@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 
 import pymysql
 import pytest
@@ -15,6 +16,7 @@ from mysql_snmp.agents.mysql.connection import MySQLConnection
 from mysql_snmp.agents.config.option_file import (
     MAX_INCLUDE_DEPTH,
     OptionFileError,
+    cached_option_file,
     option_name,
     parse_option_text,
     read_option_file,
@@ -204,3 +206,50 @@ def test_the_control_pymysql_given_the_password_as_text_fails(accounts):
     assert failed.value.args[1] == ACCOUNTS["opt_euro"]
     with pytest.raises(pymysql.err.OperationalError, match="1045"):
         pymysql.connect(host="127.0.0.1", port=accounts.port, user="opt_cafe", password=ACCOUNTS["opt_cafe"])
+
+
+def age(*paths, seconds: float = 3600) -> None:
+    """As if written an hour ago: a file just written is never trusted to the cache (coarse clock)."""
+    then = time.time() - seconds
+    for path in paths:
+        os.utime(path, (then, then))
+
+
+def test_the_cached_file_is_read_again_when_an_included_file_changes(tmp_path):
+    included = write(tmp_path / "secrets.cnf", "[client.replica]\npassword = first-pw\n")
+    conf_d = tmp_path / "conf.d"
+    write(conf_d / "a.cnf", "[client.replica]\nhost = db-a\n")
+    main = write(tmp_path / "my.cnf", f"[client]\nuser = mon\n!include {included}\n!includedir {conf_d}\n")
+    age(included, conf_d / "a.cnf", conf_d, main)
+    first = cached_option_file(main)
+    assert first.group("client.replica") == {"password": "first-pw", "host": "db-a"}
+    assert cached_option_file(main) is first  # nothing changed: not parsed again
+
+    write(included, "[client.replica]\npassword = other-pw\n")  # same size, a new modification time
+    assert settings_from_my_cnf(main, "client.replica").password == "other-pw"
+    age(included)
+    assert cached_option_file(main).group("client.replica")["password"] == "other-pw"
+
+    write(conf_d / "b.cnf", "[client.replica]\nhost = db-b\n")  # a file added to an !includedir
+    age(conf_d / "b.cnf", conf_d)
+    assert cached_option_file(main).group("client.replica")["host"] == "db-b"
+
+    (conf_d / "a.cnf").unlink()
+    write(conf_d / "a.cnf", "[client.replica]\nhost = db-a\n")  # replaced, as an editor does
+    age(conf_d / "a.cnf", conf_d)
+    assert cached_option_file(main).group("client.replica")["host"] == "db-b"
+    assert cached_option_file(main) is cached_option_file(main)
+
+    included.unlink()  # a file that disappears is an error, as before any cache
+    with pytest.raises(ConfigError, match="secrets.cnf: no such file"):
+        settings_from_my_cnf(main, "client.replica")
+
+
+def test_a_file_changed_just_before_it_was_read_is_read_again(tmp_path):
+    main = write(tmp_path / "my.cnf", "[client]\nuser = mon\n")
+    first = cached_option_file(main)
+    # Written in the same clock tick as the read, a second edit of the same size could keep the
+    # same times: a result read so soon after a change is not kept.
+    assert cached_option_file(main) is not first
+    age(main)
+    assert cached_option_file(main) is cached_option_file(main)

@@ -312,69 +312,6 @@ def print_row(label: str, result: dict[str, Measured]) -> None:
             print(f"{'':32}{name} failed: {', '.join(measured.failed)}; errors {measured.errors}", flush=True)
 
 
-# --------------------------------------------------------------------------- /probe
-
-def probe_run(server: ThrowawayMariaDB, directory: Path, targets: int, interval: float, seconds: float,
-              timeout: float) -> None:
-    """``targets`` /probe targets (one auth module each: a target each, as 300 servers would be), each
-    probed once per ``interval`` for ``seconds``, spread evenly; the exporter pinned to one core."""
-    my_cnf = fresh_user(server, directory, "bench_probe")
-    body = my_cnf.read_text()
-    sections = "".join(f"\n[client.m{n:04d}]\n" + body.split("\n", 1)[1] for n in range(targets))
-    my_cnf.write_text(body + sections)
-    port = free_loopback_port()
-    exporter = Exporter("ours", [*our_program(), "exporter", f"--web.listen-address=127.0.0.1:{port}",
-                                 f"--config.my-cnf={my_cnf}", "--no-collect.host",
-                                 f"--exporter.leak-state-file={directory / 'probe-leak.json'}"], port)
-    exporter.start()
-    os.sched_setaffinity(exporter.process.pid, {0})
-    late = errors = answered = 0
-    latencies: list[float] = []
-    lock = threading.Lock()
-
-    def probe(n: int) -> None:
-        nonlocal late, errors, answered
-        try:
-            took, body = exporter.get(f"/probe?target=127.0.0.1:{server.port}&auth_module=client.m{n:04d}", timeout)
-            ok = "\nmysql_up 1" in "\n" + body
-        except Exception:
-            took, ok = timeout, False
-        with lock:
-            latencies.append(took)
-            answered += ok
-            errors += not ok
-            late += took > timeout
-
-    try:
-        cpu_before = exporter.cpu()
-        started = time.monotonic()
-        threads = []
-        rss_peak = 0.0
-        sent = 0
-        while time.monotonic() - started < seconds:
-            due = started + sent * interval / targets
-            time.sleep(max(0.0, due - time.monotonic()))
-            thread = threading.Thread(target=probe, args=(sent % targets,), daemon=True)
-            thread.start()
-            threads.append(thread)
-            sent += 1
-            if sent % 50 == 0:
-                rss_peak = max(rss_peak, exporter.rss())
-        for thread in threads:
-            thread.join()
-        elapsed = time.monotonic() - started
-        cpu = exporter.cpu() - cpu_before
-        latencies.sort()
-        print(f"/probe: {targets} targets every {interval:g}s for {elapsed:.0f}s on one core: {sent} probes, "
-              f"{answered} up, {errors} failed, {late} over the {timeout:g}s timeout; latency median "
-              f"{statistics.median(latencies) * 1000:.0f} ms, p99 {latencies[int(len(latencies) * 0.99)] * 1000:.0f} ms; "
-              f"CPU {cpu / sent * 1000:.1f} ms per probe ({sent / max(cpu, 1e-9):.0f} probes per CPU-second, "
-              f"{cpu / elapsed * 100:.0f}% of the core); RSS peak {max(rss_peak, exporter.rss()):.0f} MB, "
-              f"after {exporter.rss():.0f} MB", flush=True)
-    finally:
-        exporter.stop()
-
-
 # --------------------------------------------------------------------------- main
 
 def main() -> int:
@@ -431,6 +368,8 @@ def main() -> int:
                           f"{big[name].steady_mb / small[name].steady_mb:.2f}x the small scrape's "
                           f"{small[name].steady_mb:.0f} MB", flush=True)
         if "probe" in parts:
+            from tests.bench.bench_probe_targets import probe_run  # it imports this module
+
             with tempfile.TemporaryDirectory() as tmp:
                 probe_run(server, Path(tmp), args.probes, args.probe_interval, args.probe_seconds, 10.0)
         for connection in idle:

@@ -159,3 +159,82 @@ def test_remembered_collections_stay_bounded_whatever_collect_sets_scrapes_ask_f
     target.scrape(singles[0], time.monotonic() + 5)
     assert collector.calls == len(singles) + 1
     target.close()
+
+
+class CountingCollector:
+    """Holds each collection until released, and records how many of its own ran at once."""
+
+    def __init__(self, shared: dict, lock: threading.Lock, release: threading.Event):
+        self.shared, self.lock, self.release = shared, lock, release
+        self.running = self.most = self.calls = 0
+
+    def collect(self, sources=None, deadline=None):
+        with self.lock:
+            self.calls += 1
+            self.running += 1
+            self.most = max(self.most, self.running)
+            self.shared["running"] += 1
+            self.shared["most"] = max(self.shared["most"], self.shared["running"])
+        self.release.wait(10)
+        with self.lock:
+            self.running -= 1
+            self.shared["running"] -= 1
+        return snapshot(sources)
+
+    def close(self):
+        pass
+
+
+def test_targets_share_a_bounded_pool_and_each_collects_one_at_a_time():
+    from mysql_snmp.agents.exporter.collect_pool import CollectPool
+
+    pool = CollectPool(3)
+    shared, lock, release = {"running": 0, "most": 0}, threading.Lock(), threading.Event()
+    collectors = [CountingCollector(shared, lock, release) for _ in range(8)]
+    targets = [Target(f"db{i}:3306", c, pool=pool) for i, c in enumerate(collectors)]
+    # Two collector sets per target: two collections of one target, which must not overlap.
+    sets = ((BY_NAME["global_status"],), (BY_NAME["global_variables"],))
+    outcomes = []
+    scrapes = [threading.Thread(target=lambda t=t, s=s: outcomes.append(t.scrape(s, time.monotonic() + 20)))
+               for t in targets for s in sets]
+    before = threading.active_count()
+    for scrape in scrapes:
+        scrape.start()
+    time.sleep(0.5)
+    workers = threading.active_count() - before - len(scrapes)
+    release.set()
+    for scrape in scrapes:
+        scrape.join(20)
+    assert len(outcomes) == 16 and all(o.record is not None for o in outcomes)
+    assert all(c.calls == 2 for c in collectors)
+    assert shared["most"] == 3  # every worker busy, never more
+    assert max(c.most for c in collectors) == 1
+    assert workers == 3
+    for target in targets:
+        target.close()
+    pool.shutdown()
+
+
+def test_a_collection_that_waits_past_its_deadline_for_a_worker_never_starts():
+    from mysql_snmp.agents.exporter.collect_pool import CollectPool
+
+    pool = CollectPool(1)
+    release = threading.Event()
+    busy = Target("busy:3306", ScriptedCollector(snapshot, release), pool=pool)
+    starved_collector = ScriptedCollector(snapshot)
+    starved = Target("starved:3306", starved_collector, pool=pool, interrupt_grace=0.05)
+    holding = threading.Thread(target=busy.scrape, args=((BY_NAME["global_status"],), time.monotonic() + 20))
+    holding.start()
+    while not busy.collector.calls:
+        time.sleep(0.01)
+    outcome = starved.scrape((BY_NAME["global_status"],), time.monotonic() + 0.4)
+    assert outcome.record is None
+    assert starved.counters.errors[("collect.global_status", "deadline")] == 1
+    release.set()
+    holding.join(10)
+    # The worker, free again, skips the stale collection: the server is never asked for it.
+    assert starved.scrape((BY_NAME["global_status"],), time.monotonic() + 5).record is not None
+    assert starved_collector.calls == 1
+    busy.close()
+    starved.close()
+    pool.shutdown()

@@ -16,7 +16,7 @@ from tests.faults.report import record_fault
 from tests.support import create_monitoring_user
 
 # The remembered /probe targets' budget (docs/security.md): RSS over the exporter's own, per target
-# of a MariaDB probed with the default collectors (measured: about 450 KiB).
+# of a MariaDB probed with the default collectors (measured: about 400 KiB).
 BUDGET_PER_TARGET = 512 << 10
 
 
