@@ -296,6 +296,7 @@ def config_from_args(args: argparse.Namespace) -> ExporterConfig:
             file_instances_filter=args.file_instances_filter,
             file_instances_remove_prefix=args.file_instances_remove_prefix,
             user_privileges=args.collect_mysql_user_privileges,
+            processlist_min_time=args.processlist_min_time,
         ),
     )
 

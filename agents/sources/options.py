@@ -23,3 +23,5 @@ class SourceOptions:
     file_instances_remove_prefix: str = "/var/lib/mysql/"
     # mysql.user: also each account's global privileges as 1/0.
     user_privileges: bool = False
+    # info_schema.processlist: its families count threads in their state for at least this many seconds.
+    processlist_min_time: int = 0

@@ -133,3 +133,43 @@ def test_normalised_states_are_clean_label_values(state):
     label = normalise_state(state)
     assert label == "none" or (label.strip("_") == label and set(label) <= set("abcdefghijklmnopqrstuvwxyz0123456789_"))
     assert label and "__" not in label
+
+
+def grouped_as_the_server_does(threads: list[dict], min_time: int) -> list[dict]:
+    """What agents/sources/processlist.py's GROUP BY answers for these per-thread rows."""
+    groups: dict[tuple, dict] = {}
+    for thread in threads:
+        seconds = thread["Time"] or 0
+        key = (thread["User"], thread["Host"].split(":", 1)[0], thread["Command"], thread["State"])
+        group = groups.setdefault(key, {"USER": key[0], "HOST": key[1], "COMMAND": key[2], "STATE": key[3],
+                                        "THREADS": 0, "TIME": 0, "MAX_TIME": 0, "THREADS_FROM_MIN_TIME": 0,
+                                        "TIME_FROM_MIN_TIME": 0})
+        group["THREADS"] += 1
+        group["TIME"] += seconds
+        group["MAX_TIME"] = max(group["MAX_TIME"], seconds)
+        if seconds >= min_time:
+            group["THREADS_FROM_MIN_TIME"] += 1
+            group["TIME_FROM_MIN_TIME"] += seconds
+    # The server sends numbers as text; the parser takes both.
+    return [{k: str(v) if isinstance(v, int) else v for k, v in group.items()} for group in groups.values()]
+
+
+THREAD = st.fixed_dictionaries({
+    "Id": st.integers(1, 10**6),
+    "User": st.sampled_from(["app", "batch", "system user", ""]),
+    "Host": st.sampled_from(["10.0.0.1:40000", "10.0.0.1:40001", "db-2:3306", "localhost", ""]),
+    "Command": st.sampled_from(["Sleep", "Query", "Execute", "Daemon", "Binlog Dump"]),
+    "Time": st.one_of(st.none(), st.integers(0, 5000)),
+    "State": st.sampled_from([None, "", "Sending data", "User lock", "Waiting for table metadata lock"]),
+})
+
+
+@given(threads=st.lists(THREAD, max_size=40), min_time=st.sampled_from([0, 1, 30]))
+def test_grouped_rows_count_as_the_threads_they_group(threads, min_time):
+    from mysql_snmp.parsers.processlist import upstream_processlist_rows
+
+    grouped = grouped_as_the_server_does(threads, min_time)
+    per_thread, by_group = processlist_values(threads), processlist_values(grouped)
+    assert by_group.values == per_thread.values
+    assert by_group.series == per_thread.series
+    assert upstream_processlist_rows(grouped, None, min_time) == upstream_processlist_rows(threads, None, min_time)
