@@ -234,6 +234,9 @@ class GuardedConnection(pymysql.connections.Connection):
         guard = self.read_guard
         read = self._rfile.read
         encodings = result.text_encodings
+        # Two text columns in one encoding (SHOW GLOBAL STATUS / VARIABLES): a row of two short
+        # strings is cut here; any other row goes through text_row.
+        pair = encodings[0] if len(encodings) == 2 and encodings[0] and encodings[0] == encodings[1] else None
         rows = []
         append = rows.append
         sequence = self._next_seq_id
@@ -259,6 +262,13 @@ class GuardedConnection(pymysql.connections.Connection):
                 first = data[0] if data else 0
                 if first == 0xFF or (first == 0xFE and len(data) < 9):
                     break  # an error, or the end: pymysql's packet reads either
+                if pair is not None and first < _NULL_STRING:
+                    second = first + 1
+                    rest = length - second - 1
+                    if rest >= 0 and data[second] == rest and rest < _NULL_STRING:
+                        append((data[1:second].decode(pair, "backslashreplace"),
+                                data[second + 1:].decode(pair, "backslashreplace")))
+                        continue
                 append(text_row(data, encodings))
         except BaseException as exc:
             self._force_close()

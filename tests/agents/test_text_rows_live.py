@@ -76,6 +76,19 @@ def test_nulls_long_strings_and_binary_columns(mariadb, odd_table):
         theirs.close()
 
 
+def test_two_text_columns_of_every_length(mariadb, odd_table):
+    # The two-column rows (SHOW GLOBAL STATUS's shape) are cut without text_row when both strings are short.
+    ours, theirs = guarded(mariadb), plain(mariadb)
+    try:
+        for statement in ("SELECT name, txt FROM text_rows.t ORDER BY id", "SELECT txt, name FROM text_rows.t ORDER BY id",
+                          "SELECT REPEAT('v', 249), REPEAT('w', 250)", "SELECT '', REPEAT('w', 251)"):
+            assert rows_of(ours, statement) == rows_of(theirs, statement)
+            assert ours._result.text_encodings == ("utf8", "utf8")
+    finally:
+        ours.close()
+        theirs.close()
+
+
 def test_a_result_with_numbers_is_left_to_pymysql(mariadb, odd_table):
     ours = guarded(mariadb)
     try:
