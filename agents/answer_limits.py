@@ -33,7 +33,7 @@ import struct
 import time
 
 import pymysql
-from pymysql.constants import CR
+from pymysql.constants import COMMAND, CR
 
 MAX_ANSWER_ROWS = 250_000
 MAX_ANSWER_BYTES = 16 << 20
@@ -300,6 +300,17 @@ class GuardedConnection(pymysql.connections.Connection):
                 raise _lost()
             parts.append(part)
         return b"".join(parts), sequence
+
+    def send_query(self, cursor, sql: str) -> None:
+        """Send ``sql`` for ``cursor`` and return without reading its answer (``read_first_answer`` does)."""
+        self._execute_command(COMMAND.COM_QUERY, sql.encode(self.encoding))
+        cursor._executed = sql
+
+    def read_first_answer(self, cursor) -> None:
+        """Into ``cursor``, the answer to what ``send_query`` sent (pymysql's execute after its send)."""
+        cursor._clear_result()
+        self.next_result()
+        cursor._do_get_result()
 
     def release_result(self) -> None:
         """Forget the last result (pymysql keeps it, rows and all, until the next statement)."""

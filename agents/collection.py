@@ -268,6 +268,8 @@ class Collector:
         results: dict[str, SourceResult] = {}
         context: dict[str, object] = {}
         batch_ends = 0  # selected[:batch_ends] have been pipelined (or needed no batch)
+        # Sources run while the server worked on a batch (Scraper.runs_before_answers), by name.
+        ran_early: dict[str, tuple[SourceStatus, SourceResult | None]] = {}
         reopened = False
         index = 0
         try:
@@ -281,10 +283,13 @@ class Collector:
                     continue
                 if index >= batch_ends:
                     batch_ends = self._pipeline_run(selected, index, server)
+                    if self.connection.batch_unread:
+                        ran_early.update(self._run_early(selected[batch_ends:], server, context, ran_early))
                 budget = self._heavy_budget(scraper, selected, index, deadline)
                 self.connection.statement_limit = budget
                 try:
-                    status, result = self._run(scraper, server, context, deadline, budget is not None)
+                    early = ran_early.pop(scraper.name, None)
+                    status, result = early or self._run(scraper, server, context, deadline, budget is not None)
                 except MySQLUnavailable as exc:
                     lost = exc
                     if not reopened:
@@ -396,6 +401,12 @@ class Collector:
         self.connection.pipeline(statements)
         return max(end, start + 1)
 
+    def _run_early(self, later: list[Scraper], server, context, ran: dict) -> dict:
+        """Run the sources of ``later`` that need no answer (psutil's reading of the host and of mysqld)
+        while the server works on the batch just sent: their time then costs the collection nothing."""
+        return {scraper.name: self._run(scraper, server, context) for scraper in later
+                if scraper.name not in ran and scraper.runs_before_answers()}
+
     def _down(self, snapshot: Snapshot, selected: list[Scraper], error: str, reason: str) -> Snapshot:
         snapshot.up = False
         snapshot.error = error
@@ -429,13 +440,10 @@ class Collector:
             return skipped, None
         name = scraper.name
         statements_before = self.connection.statements
-        pipelined_before = self.connection.pipelined_seconds
         started = time.monotonic()
 
         def status(ok: bool, error: str | None = None, reason: str | None = None) -> SourceStatus:
-            # The server's time for this source's pipelined statements was spent before it ran.
-            pipelined = self.connection.pipelined_seconds - pipelined_before
-            return SourceStatus(name, ok=ok, duration_seconds=time.monotonic() - started + pipelined, error=error,
+            return SourceStatus(name, ok=ok, duration_seconds=time.monotonic() - started, error=error,
                                 reason=reason, statements=self.connection.statements - statements_before)
 
         try:

@@ -59,6 +59,10 @@ class Process(LocalScraper):
     catalog_kind = "process"
     description = "mysqld process memory, CPU, threads, files and I/O (psutil; only when mysqld is local)"
 
+    def runs_before_answers(self) -> bool:
+        # Finding mysqld's pid reads global_variables (pid_file, datadir, port); once found it is known.
+        return self.local.known_pid() is not None
+
     def collect(self, conn, server, context=None):
         pid = self.local.pid((context or {}).get("global_variables"))
         if pid is None:
