@@ -120,13 +120,35 @@ class LenientResult(pymysql.connections.MySQLResult):
     """
 
     def _get_descriptions(self):
-        super()._get_descriptions()
+        # The column definitions are read as bytes; the same bytes (the same statement's columns,
+        # every scrape) were parsed before on this connection: pymysql parses only new ones.
+        connection = self.connection
+        packets = tuple(connection.read_column_packets(self))
+        if len(packets) != self.field_count:
+            connection._force_close()
+            raise MalformedRow(CR.CR_MALFORMED_PACKET, f"{len(packets)} column definitions, "
+                                                       f"the result announced {self.field_count}")
+        parsed = connection.columns_parsed.get(packets)
+        if parsed is None:
+            parsed = connection.columns_parsed[packets] = self._parse_columns(packets)
+        fields, self.description, converters, self.text_encodings = parsed
+        self.fields, self.converters = list(fields), list(converters)
+
+    def _parse_columns(self, packets: tuple[bytes, ...]) -> tuple:
+        """pymysql's parse of these column definitions, with text columns decoded leniently."""
+        connection = self.connection
+        connection.replay_packets([*packets, _EOF_PACKET])
+        try:
+            super()._get_descriptions()
+        finally:
+            connection.replay_packets([])  # whatever happened, the next read is the socket's
         # Per column: its encoding when text, None when a binary string; no tuple when a column
         # needs a converter (numbers, dates): then pymysql reads the rows.
         text = [encoding for encoding, converter in self.converters if converter is None]
-        self.text_encodings = tuple(text) if len(text) == len(self.converters) else None
-        self.converters = [(None, _lenient_decoder(encoding)) if encoding and converter is None
-                           else (encoding, converter) for encoding, converter in self.converters]
+        text_encodings = tuple(text) if len(text) == len(self.converters) else None
+        converters = tuple((None, _lenient_decoder(encoding)) if encoding and converter is None
+                           else (encoding, converter) for encoding, converter in self.converters)
+        return tuple(self.fields), self.description, converters, text_encodings
 
     def _read_rowdata_packet(self):
         if self.text_encodings is None:
@@ -148,6 +170,9 @@ class MalformedRow(pymysql.err.OperationalError):
 
 
 _NULL_STRING = 251
+_EOF_PACKET = b"\xfe\x00\x00\x00\x00"  # what ends the column definitions pymysql is given again
+# Column definitions parsed per connection, by their bytes: a collection's few statements, every scrape.
+MAX_PARSED_COLUMN_SETS = 64
 _WIDE_LENGTHS = {252: 2, 253: 3, 254: 8}  # prefix byte: bytes of the length after it
 _PACKET_HEAD = struct.Struct("<I").unpack  # 3 bytes of length, then the sequence number
 _LONGEST_PACKET = 0xFFFFFF  # a packet this long continues in the next one
@@ -190,6 +215,8 @@ class GuardedConnection(pymysql.connections.Connection):
 
     def __init__(self, *args, read_guard: ReadGuard, **kwargs):
         self.read_guard = read_guard
+        self.columns_parsed: dict[tuple[bytes, ...], tuple] = {}
+        self._replay: list[bytes] = []
         super().__init__(*args, **kwargs)
 
     def connect(self, sock=None):
@@ -228,15 +255,28 @@ class GuardedConnection(pymysql.connections.Connection):
     def read_text_rows(self, result: LenientResult) -> list[tuple]:
         """The rows of ``result`` up to its EOF packet, each by ``text_row``: pymysql's packet reading
         (sequence numbers, packets continued past 16 MiB, error packets) without its objects."""
+        return self._read_to_eof(result, result.text_encodings)
+
+    def read_column_packets(self, result: LenientResult) -> list[bytes]:
+        """The column definitions of ``result`` up to their EOF packet, as bytes."""
+        if len(self.columns_parsed) >= MAX_PARSED_COLUMN_SETS:
+            self.columns_parsed.clear()
+        return self._read_to_eof(result, None)
+
+    def replay_packets(self, packets: list[bytes]) -> None:
+        """The next ``_read_packet`` calls return these, read already, instead of reading the socket."""
+        self._replay = packets[::-1]
+
+    def _read_to_eof(self, result: LenientResult, encodings: tuple[str | None, ...] | None) -> list:
+        """Packets up to the EOF (or error) packet: rows decoded by ``encodings``, or bytes (None)."""
         if self._current_timeout != self._read_timeout:
             self._sock.settimeout(self._read_timeout)
             self._current_timeout = self._read_timeout
         guard = self.read_guard
         read = self._rfile.read
-        encodings = result.text_encodings
         # Two text columns in one encoding (SHOW GLOBAL STATUS / VARIABLES): a row of two short
         # strings is cut here; any other row goes through text_row.
-        pair = encodings[0] if len(encodings) == 2 and encodings[0] and encodings[0] == encodings[1] else None
+        pair = encodings[0] if encodings and len(encodings) == 2 and encodings[0] == encodings[1] else None
         rows = []
         append = rows.append
         sequence = self._next_seq_id
@@ -269,7 +309,7 @@ class GuardedConnection(pymysql.connections.Connection):
                         append((data[1:second].decode(pair, "backslashreplace"),
                                 data[second + 1:].decode(pair, "backslashreplace")))
                         continue
-                append(text_row(data, encodings))
+                append(text_row(data, encodings) if encodings is not None else data)
         except BaseException as exc:
             self._force_close()
             if isinstance(exc, OSError):
@@ -318,6 +358,8 @@ class GuardedConnection(pymysql.connections.Connection):
             self._result = None
 
     def _read_packet(self, packet_type=pymysql.protocol.MysqlPacket):
+        if self._replay:
+            return packet_type(self._replay.pop(), self.encoding)
         guard = self.read_guard
         guard.rows_left -= 1
         if guard.rows_left < 0:

@@ -89,6 +89,23 @@ def test_two_text_columns_of_every_length(mariadb, odd_table):
         theirs.close()
 
 
+def test_column_definitions_are_parsed_once_per_connection(mariadb, odd_table):
+    ours, theirs = guarded(mariadb), plain(mariadb)
+    try:
+        for _ in range(3):
+            for statement in ("SHOW SLAVE STATUS", "SELECT id, name FROM text_rows.t ORDER BY id", odd_table):
+                with ours.cursor() as mine, theirs.cursor() as reference:
+                    mine.execute(statement)
+                    reference.execute(statement)
+                    assert mine.description == reference.description and mine.fetchall() == reference.fetchall()
+        assert len(ours.columns_parsed) == 3  # the same bytes, parsed once
+        # A column set that differs by one byte (another alias) is parsed on its own.
+        assert rows_of(ours, "SELECT 'x' AS b") == (("x",),) and len(ours.columns_parsed) == 4
+    finally:
+        ours.close()
+        theirs.close()
+
+
 def test_a_result_with_numbers_is_left_to_pymysql(mariadb, odd_table):
     ours = guarded(mariadb)
     try:
