@@ -25,6 +25,21 @@ def plain(mariadb, **options) -> pymysql.connections.Connection:
                            **options)
 
 
+@pytest.fixture
+def ours(mariadb):
+    connection = guarded(mariadb)
+    yield connection
+    if connection.open:
+        connection.close()
+
+
+@pytest.fixture
+def theirs(mariadb):
+    connection = plain(mariadb)
+    yield connection
+    connection.close()
+
+
 def rows_of(connection, statement: str) -> tuple:
     with connection.cursor() as cursor:
         cursor.execute(statement)
@@ -45,85 +60,57 @@ def odd_table(mariadb):
     return "SELECT name, txt, bin FROM text_rows.t ORDER BY id"
 
 
-def test_status_and_variables_read_as_pymysql_reads_them(mariadb):
-    ours, theirs = guarded(mariadb), plain(mariadb)
-    try:
-        for statement in ("SHOW GLOBAL VARIABLES", "SHOW GLOBAL STATUS LIKE 'Innodb_page_size'",
-                          "SELECT @@version, @@version_comment, NULL, ''"):
-            mine = rows_of(ours, statement)
-            assert ours._result.text_encodings is not None  # the text path read it
-            assert mine == rows_of(theirs, statement) and mine
-        status = dict(rows_of(ours, "SHOW GLOBAL STATUS"))
-        assert len(status) > 400 and status["Uptime"].isdigit() and status["Innodb_page_size"] == "16384"
-    finally:
-        ours.close()
-        theirs.close()
+def test_status_and_variables_read_as_pymysql_reads_them(ours, theirs):
+    for statement in ("SHOW GLOBAL VARIABLES", "SHOW GLOBAL STATUS LIKE 'Innodb_page_size'",
+                      "SELECT @@version, @@version_comment, NULL, ''"):
+        mine = rows_of(ours, statement)
+        assert ours._result.text_encodings is not None  # the text path read it
+        assert mine == rows_of(theirs, statement) and mine
+    status = dict(rows_of(ours, "SHOW GLOBAL STATUS"))
+    assert len(status) > 400 and status["Uptime"].isdigit() and status["Innodb_page_size"] == "16384"
 
 
-def test_nulls_long_strings_and_binary_columns(mariadb, odd_table):
-    ours, theirs = guarded(mariadb), plain(mariadb)
-    try:
-        rows = rows_of(ours, odd_table)
-        assert ours._result.text_encodings == ("utf8", "utf8", None)  # Python's name for utf8mb4
-        assert rows == rows_of(theirs, odd_table)
-        assert rows[0] == ("café", "ünïcødé ✓", b"\x00\xffA")
-        assert rows[1] == (None, "", None)
-        assert rows[2] == ("", "x" * 250, b"\xfe" * 251)  # 251 bytes: a 0xFC (2-byte) length
-        assert rows[3] == ("a", "é" * 40000, b"b" * 70000)  # 80,000 bytes: a 0xFD (3-byte) length
-        assert rows[4] == ("z", "y" * 65535, b"")
-    finally:
-        ours.close()
-        theirs.close()
+def test_nulls_long_strings_and_binary_columns(ours, theirs, odd_table):
+    rows = rows_of(ours, odd_table)
+    assert ours._result.text_encodings == ("utf8", "utf8", None)  # Python's name for utf8mb4
+    assert rows == rows_of(theirs, odd_table)
+    assert rows[0] == ("café", "ünïcødé ✓", b"\x00\xffA")
+    assert rows[1] == (None, "", None)
+    assert rows[2] == ("", "x" * 250, b"\xfe" * 251)  # 251 bytes: a 0xFC (2-byte) length
+    assert rows[3] == ("a", "é" * 40000, b"b" * 70000)  # 80,000 bytes: a 0xFD (3-byte) length
+    assert rows[4] == ("z", "y" * 65535, b"")
 
 
-def test_two_text_columns_of_every_length(mariadb, odd_table):
+def test_two_text_columns_of_every_length(ours, theirs, odd_table):
     # The two-column rows (SHOW GLOBAL STATUS's shape) are cut without text_row when both strings are short.
-    ours, theirs = guarded(mariadb), plain(mariadb)
-    try:
-        for statement in ("SELECT name, txt FROM text_rows.t ORDER BY id", "SELECT txt, name FROM text_rows.t ORDER BY id",
-                          "SELECT REPEAT('v', 249), REPEAT('w', 250)", "SELECT '', REPEAT('w', 251)"):
-            assert rows_of(ours, statement) == rows_of(theirs, statement)
-            assert ours._result.text_encodings == ("utf8", "utf8")
-    finally:
-        ours.close()
-        theirs.close()
+    for statement in ("SELECT name, txt FROM text_rows.t ORDER BY id", "SELECT txt, name FROM text_rows.t ORDER BY id",
+                      "SELECT REPEAT('v', 249), REPEAT('w', 250)", "SELECT '', REPEAT('w', 251)"):
+        assert rows_of(ours, statement) == rows_of(theirs, statement)
+        assert ours._result.text_encodings == ("utf8", "utf8")
 
 
-def test_column_definitions_are_parsed_once_per_connection(mariadb, odd_table):
-    ours, theirs = guarded(mariadb), plain(mariadb)
-    try:
-        for _ in range(3):
-            for statement in ("SHOW SLAVE STATUS", "SELECT id, name FROM text_rows.t ORDER BY id", odd_table):
-                with ours.cursor() as mine, theirs.cursor() as reference:
-                    mine.execute(statement)
-                    reference.execute(statement)
-                    assert mine.description == reference.description and mine.fetchall() == reference.fetchall()
-        assert len(ours.columns_parsed) == 3  # the same bytes, parsed once
-        # A column set that differs by one byte (another alias) is parsed on its own.
-        assert rows_of(ours, "SELECT 'x' AS b") == (("x",),) and len(ours.columns_parsed) == 4
-    finally:
-        ours.close()
-        theirs.close()
+def test_column_definitions_are_parsed_once_per_connection(ours, theirs, odd_table):
+    for _ in range(3):
+        for statement in ("SHOW SLAVE STATUS", "SELECT id, name FROM text_rows.t ORDER BY id", odd_table):
+            with ours.cursor() as mine, theirs.cursor() as reference:
+                mine.execute(statement)
+                reference.execute(statement)
+                assert mine.description == reference.description and mine.fetchall() == reference.fetchall()
+    assert len(ours.columns_parsed) == 3  # the same bytes, parsed once
+    # A column set that differs by one byte (another alias) is parsed on its own.
+    assert rows_of(ours, "SELECT 'x' AS b") == (("x",),) and len(ours.columns_parsed) == 4
 
 
-def test_a_result_with_numbers_is_left_to_pymysql(mariadb, odd_table):
-    ours = guarded(mariadb)
-    try:
-        assert rows_of(ours, "SELECT id, name FROM text_rows.t ORDER BY id LIMIT 2") == ((1, "café"), (2, None))
-        assert ours._result.text_encodings is None
-    finally:
-        ours.close()
+def test_a_result_with_numbers_is_left_to_pymysql(ours, odd_table):
+    assert rows_of(ours, "SELECT id, name FROM text_rows.t ORDER BY id LIMIT 2") == ((1, "café"), (2, None))
+    assert ours._result.text_encodings is None
 
 
-def test_bytes_that_are_not_utf8_are_escaped(mariadb, odd_table):
-    ours = guarded(mariadb)
-    try:
-        # Results in the columns' own charset: the latin1 'é' arrives as the byte 0xE9, in a column
-        # whose charset pymysql decodes as the connection's (utf8mb4).
-        rows_of(ours, "SET character_set_results = NULL")
-        assert rows_of(ours, "SELECT name, txt FROM text_rows.t WHERE id = 1") == (("caf\\xe9", "ünïcødé ✓"),)
-    finally:
-        ours.close()
+def test_bytes_that_are_not_utf8_are_escaped(ours, odd_table):
+    # Results in the columns' own charset: the latin1 'é' arrives as the byte 0xE9, in a column
+    # whose charset pymysql decodes as the connection's (utf8mb4).
+    rows_of(ours, "SET character_set_results = NULL")
+    assert rows_of(ours, "SELECT name, txt FROM text_rows.t WHERE id = 1") == (("caf\\xe9", "ünïcødé ✓"),)
 
 
 def test_pipelined_answers_are_read_by_the_text_path(mariadb):
