@@ -235,6 +235,7 @@ class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
     # Python's default of 5 made 50 simultaneous connects wait for SYN retransmits (1 s, 3 s).
     request_queue_size = LISTEN_BACKLOG
     origin = "bound from --web.listen-address"
+    _accepted_kind: tuple | None = None  # family, type and protocol of the sockets accept() gives
 
     def __init__(self, address, handler, ssl_context=None, family=socket.AF_INET, bind_and_activate=True,
                  slots: ConnectionSlots | None = None):
@@ -276,7 +277,14 @@ class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
             log.debug("request from %s failed", peer, exc_info=exc)
 
     def get_request(self):
-        sock, address = super().get_request()
+        # socket.accept() without its enum conversions of family and type (a tenth of the accept loop).
+        kind = self._accepted_kind
+        if kind is None:  # the listening socket's, looked up once (systemd may have passed it)
+            kind = self._accepted_kind = (self.socket.family, self.socket.type, self.socket.proto)
+        fd, address = self.socket._accept()
+        sock = socket.socket(*kind, fileno=fd)
+        if socket.getdefaulttimeout() is None and self.socket.gettimeout():
+            sock.setblocking(True)  # as socket.accept(): a listening socket with a timeout gives non-blocking ones
         if self.ssl_context is not None:
             # Handshake in the handler thread (on first read), not in the accept loop,
             # so one slow client cannot stall every other scrape.
