@@ -56,6 +56,7 @@ def landing_page(telemetry_path: str) -> bytes:
 
 
 ALLOWED_METHODS = "GET, HEAD, OPTIONS"
+SEPARATE_BODY_BYTES = 64 * 1024  # from this size a body is written after its headers, not copied behind them
 
 
 class ExporterRequestHandler(socketserver.StreamRequestHandler):
@@ -152,11 +153,19 @@ class ExporterRequestHandler(socketserver.StreamRequestHandler):
         elif self.head is not None and self.head.version < (1, 1):
             lines.append("Connection: keep-alive")  # an HTTP/1.0 client closes without it
         lines.append("\r\n")
-        # Headers and body in one sendall, so --web.write-timeout bounds the whole answer
-        # (Python's sendall timeout is total), not each of two writes.
-        answer = "\r\n".join(lines).encode("latin-1") + (body if self.command != "HEAD" else b"")
-        self.connection.settimeout(self.app.config.limits.write_timeout)
-        self.wfile.write(answer)
+        head = "\r\n".join(lines).encode("latin-1")
+        timeout = self.app.config.limits.write_timeout
+        self.connection.settimeout(timeout)
+        if self.command == "HEAD" or len(body) < SEPARATE_BODY_BYTES:
+            self.wfile.write(head + (body if self.command != "HEAD" else b""))
+        else:
+            # A big body is not copied behind its headers (~250 kB for a curl-style scrape): two
+            # writes, the second given what is left of --web.write-timeout, which bounds the whole
+            # answer (Python's sendall timeout is total); Nagle is off, so neither waits for an ACK.
+            deadline = time.monotonic() + timeout
+            self.wfile.write(head)
+            self.connection.settimeout(max(deadline - time.monotonic(), 0.001))
+            self.wfile.write(body)
         if log.isEnabledFor(logging.DEBUG):  # every request: format only when it is kept
             log.debug('%s "%s" %s %s', self.client_address[0], self.requestline, status, len(body))
 
