@@ -119,20 +119,41 @@ class LenientResult(pymysql.connections.MySQLResult):
     statement, and the connection is dropped (``MySQLConnection._failure``).
     """
 
+    _fields: list | None = None
+    _column_packets: tuple[bytes, ...] = ()
+
+    @property
+    def fields(self) -> list:
+        """pymysql's column objects (a DictCursor reads them), made when first asked for."""
+        if self._fields is None:
+            self._fields = [pymysql.protocol.FieldDescriptorPacket(packet, self._encoding)
+                            for packet in self._column_packets]
+        return self._fields
+
+    @fields.setter
+    def fields(self, value: list) -> None:
+        self._fields = value
+
     def _get_descriptions(self):
         # The column definitions are read as bytes; the same bytes (the same statement's columns,
-        # every scrape) were parsed before on this connection: pymysql parses only new ones.
+        # every scrape, on any target of the same server version) were parsed before: pymysql
+        # parses only new ones.
         connection = self.connection
         packets = tuple(connection.read_column_packets(self))
         if len(packets) != self.field_count:
             connection._force_close()
             raise MalformedRow(CR.CR_MALFORMED_PACKET, f"{len(packets)} column definitions, "
                                                        f"the result announced {self.field_count}")
-        parsed = connection.columns_parsed.get(packets)
+        self._encoding = connection.encoding
+        key = (connection.encoding, connection.use_unicode, packets)
+        parsed = _PARSED_COLUMNS.get(key)
         if parsed is None:
-            parsed = connection.columns_parsed[packets] = self._parse_columns(packets)
-        fields, self.description, converters, self.text_encodings = parsed
-        self.fields, self.converters = list(fields), list(converters)
+            if len(_PARSED_COLUMNS) >= MAX_PARSED_COLUMN_SETS:
+                _PARSED_COLUMNS.clear()
+            parsed = _PARSED_COLUMNS[key] = self._parse_columns(packets)
+        self._column_packets = key[2]  # the cached tuple: one copy of the bytes
+        self.description, converters, self.text_encodings = parsed
+        self.converters = list(converters)
 
     def _parse_columns(self, packets: tuple[bytes, ...]) -> tuple:
         """pymysql's parse of these column definitions, with text columns decoded leniently."""
@@ -148,7 +169,7 @@ class LenientResult(pymysql.connections.MySQLResult):
         text_encodings = tuple(text) if len(text) == len(self.converters) else None
         converters = tuple((None, _lenient_decoder(encoding)) if encoding and converter is None
                            else (encoding, converter) for encoding, converter in self.converters)
-        return tuple(self.fields), self.description, converters, text_encodings
+        return self.description, converters, text_encodings
 
     def _read_rowdata_packet(self):
         if self.text_encodings is None:
@@ -171,8 +192,12 @@ class MalformedRow(pymysql.err.OperationalError):
 
 _NULL_STRING = 251
 _EOF_PACKET = b"\xfe\x00\x00\x00\x00"  # what ends the column definitions pymysql is given again
-# Column definitions parsed per connection, by their bytes: a collection's few statements, every scrape.
-MAX_PARSED_COLUMN_SETS = 64
+# Column definitions parsed, by their bytes, for every connection of the process (GuardedConnection
+# keeps pymysql's default converters, so the bytes and the connection's encoding decide the parse):
+# a collection's few statements, alike on every target of one server version.  ~10 KiB a set at most
+# (SHOW SLAVE STATUS's 60 columns), emptied when full.
+MAX_PARSED_COLUMN_SETS = 128
+_PARSED_COLUMNS: dict[tuple, tuple] = {}
 _WIDE_LENGTHS = {252: 2, 253: 3, 254: 8}  # prefix byte: bytes of the length after it
 _PACKET_HEAD = struct.Struct("<I").unpack  # 3 bytes of length, then the sequence number
 _LONGEST_PACKET = 0xFFFFFF  # a packet this long continues in the next one
@@ -214,8 +239,9 @@ class GuardedConnection(pymysql.connections.Connection):
     """pymysql's connection, what it reads counted against ``read_guard``; text decoded leniently."""
 
     def __init__(self, *args, read_guard: ReadGuard, **kwargs):
+        if "conv" in kwargs:
+            raise TypeError("GuardedConnection keeps pymysql's default converters (parsed columns are shared)")
         self.read_guard = read_guard
-        self.columns_parsed: dict[tuple[bytes, ...], tuple] = {}
         self._replay: list[bytes] = []
         super().__init__(*args, **kwargs)
 
@@ -259,8 +285,6 @@ class GuardedConnection(pymysql.connections.Connection):
 
     def read_column_packets(self, result: LenientResult) -> list[bytes]:
         """The column definitions of ``result`` up to their EOF packet, as bytes."""
-        if len(self.columns_parsed) >= MAX_PARSED_COLUMN_SETS:
-            self.columns_parsed.clear()
         return self._read_to_eof(result, None)
 
     def replay_packets(self, packets: list[bytes]) -> None:

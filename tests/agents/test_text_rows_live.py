@@ -89,16 +89,24 @@ def test_two_text_columns_of_every_length(ours, theirs, odd_table):
         assert ours._result.text_encodings == ("utf8", "utf8")
 
 
-def test_column_definitions_are_parsed_once_per_connection(ours, theirs, odd_table):
-    for _ in range(3):
-        for statement in ("SHOW SLAVE STATUS", "SELECT id, name FROM text_rows.t ORDER BY id", odd_table):
-            with ours.cursor() as mine, theirs.cursor() as reference:
-                mine.execute(statement)
-                reference.execute(statement)
-                assert mine.description == reference.description and mine.fetchall() == reference.fetchall()
-    assert len(ours.columns_parsed) == 3  # the same bytes, parsed once
+def test_column_definitions_are_parsed_once(mariadb, ours, theirs, odd_table):
+    answer_limits._PARSED_COLUMNS.clear()
+    statements = ("SHOW SLAVE STATUS", "SELECT id, name FROM text_rows.t ORDER BY id", odd_table)
+    second = guarded(mariadb)  # another connection (another target of the same server) shares them
+    try:
+        for connection in (ours, ours, second):
+            for statement in statements:
+                for cursor_type in (pymysql.cursors.Cursor, pymysql.cursors.DictCursor):
+                    with connection.cursor(cursor_type) as mine, theirs.cursor(cursor_type) as reference:
+                        mine.execute(statement)
+                        reference.execute(statement)
+                        assert mine.description == reference.description
+                        assert mine.fetchall() == reference.fetchall()
+    finally:
+        second.close()
+    assert len(answer_limits._PARSED_COLUMNS) == 3  # the same bytes, parsed once
     # A column set that differs by one byte (another alias) is parsed on its own.
-    assert rows_of(ours, "SELECT 'x' AS b") == (("x",),) and len(ours.columns_parsed) == 4
+    assert rows_of(ours, "SELECT 'x' AS b") == (("x",),) and len(answer_limits._PARSED_COLUMNS) == 4
 
 
 def test_a_result_with_numbers_is_left_to_pymysql(ours, odd_table):
