@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from mysql_snmp.parsers.status import parse_status_rows
+from mysql_snmp.parsers.status import parse_status_rows, without_wsrep
 from mysql_snmp.parsers.tabular import parse_table_text
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
@@ -97,3 +97,11 @@ def test_error_for_a_row_of_garbage_stays_one_short_line():
     message = str(info.value)
     assert message.startswith("status row 0: needs Variable_name and Value columns")
     assert len(message) < 200 and "\n" not in message
+
+
+def test_without_wsrep_drops_every_spelling_of_the_prefix_and_nothing_else():
+    status = {"Aborted_clients": 1, "wsrep_ready": "OFF", "WSREP_cluster_status": "Disconnected",
+              "Wsrep_local_state": 0, "wsrep": 1, "w": 2, "Written_rows": 3, "ws_rep": 4}
+    kept = without_wsrep(status)
+    assert kept == {"Aborted_clients": 1, "w": 2, "Written_rows": 3, "ws_rep": 4}
+    assert "wsrep_ready" in status  # the input is left as it was
