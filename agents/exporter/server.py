@@ -293,7 +293,7 @@ class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
         fd, address = self.socket._accept()
         sock = socket.socket(*kind, fileno=fd)
         if socket.getdefaulttimeout() is None and self.socket.gettimeout():
-            sock.setblocking(True)  # as socket.accept(): a listening socket with a timeout gives non-blocking ones
+            sock.setblocking(True)  # as socket.accept() does
         if self.ssl_context is not None:
             # Handshake in the handler thread (on first read), not in the accept loop,
             # so one slow client cannot stall every other scrape.
