@@ -192,18 +192,19 @@ def encode_as(families: Iterable[Metric], chosen: Negotiated,
     closing ``# EOF``; without, for a body that more families follow)."""
     interner = interner if interner is not None else _NO_INTERNER  # an empty one is falsy (__len__)
     form, plain, content_type = chosen.form, chosen.plain_form, chosen.content_type
-    chunks: list[bytes] = []
-    # One dict lookup per family: an unchanged value's family is interned and already encoded.
-    known = interner.encoded_by_id(content_type).get
-    for family in families:
-        body = known(id(family))
-        if body is None:
-            # Most families are plain (agents/exporter/sample_lines.py): written directly.
-            body = plain_body(family, plain) if plain is not None else None
+    families = list(families)
+    # One dict lookup per family, all in C: an unchanged value's family is interned and already encoded.
+    chunks: list = list(map(interner.encoded_by_id(content_type).get, map(id, families)))
+    if None in chunks:
+        for index, body in enumerate(chunks):
             if body is None:
-                body = family_text(family, form).encode("utf-8")
-            interner.remember(family, content_type, body)
-        chunks.append(body)
+                family = families[index]
+                # Most families are plain (agents/exporter/sample_lines.py): written directly.
+                body = plain_body(family, plain) if plain is not None else None
+                if body is None:
+                    body = family_text(family, form).encode("utf-8")
+                interner.remember(family, content_type, body)
+                chunks[index] = body
     if final and form.openmetrics:
         chunks.append(_OPENMETRICS_EOF)
     return b"".join(chunks)
