@@ -513,9 +513,10 @@ def failure_reason(exc: QueryError, deadline: float | None, cut_by_deadline: boo
     return exc.reason
 
 
-# Where each catalog value is found in a kind's results: (catalog name, result index,
-# "values" or "series", the key there).  Keyed by the kind and the names the results hold.
-MappingPlan = tuple[tuple[str, int, str, str], ...]
+# Where each catalog value is found in a kind's results: runs of scalar values from one result (its
+# index, their catalog names, their keys there: copied in one C pass), in catalog order, then the
+# labelled ones as (catalog name, result index, key).  Keyed by the kind and the names the results hold.
+MappingPlan = tuple[tuple[tuple[int, tuple[str, ...], tuple[str, ...]], ...], tuple[tuple[str, int, str], ...]]
 
 
 def map_to_catalog(catalog: Catalog, results_by_kind: Mapping[str, Sequence[SourceResult]], snapshot: Snapshot,
@@ -543,21 +544,30 @@ def map_to_catalog(catalog: Catalog, results_by_kind: Mapping[str, Sequence[Sour
                 if len(plans) >= 64:  # names that keep changing (a source's bug): stay bounded
                     plans.clear()
                 plans[key] = plan
-        for name, index, where, found in plan:
-            if where == "series":
-                snapshot.series[name] = dict(results[index].series[found])
-            else:
-                snapshot.values[name] = results[index].values[found]
+        scalars, labelled = plan
+        for index, names, keys in scalars:
+            snapshot.values.update(zip(names, map(results[index].values.__getitem__, keys)))
+        for name, index, found in labelled:
+            snapshot.series[name] = dict(results[index].series[found])
 
 
 def _plan(catalog: Catalog, kind: str, results: Sequence[SourceResult]) -> MappingPlan:
     lowered = [{name.lower(): name for name in result.values} for result in results]
-    plan = []
+    runs: list[tuple[int, list[str], list[str]]] = []  # consecutive scalars of one result: catalog order kept
+    labelled = []
     for metric in catalog.from_source(kind):
         found = _find(metric.name, metric.source.key, bool(metric.labels), results, lowered)
-        if found is not None:
-            plan.append((metric.name, *found))
-    return tuple(plan)
+        if found is None:
+            continue
+        index, where, key = found
+        if where == "series":
+            labelled.append((metric.name, index, key))
+            continue
+        if not runs or runs[-1][0] != index:
+            runs.append((index, [], []))
+        runs[-1][1].append(metric.name)
+        runs[-1][2].append(key)
+    return tuple((index, tuple(names), tuple(keys)) for index, names, keys in runs), tuple(labelled)
 
 
 def _find(name: str, key: str | None, labelled: bool, results: Sequence[SourceResult],
