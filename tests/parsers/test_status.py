@@ -105,3 +105,17 @@ def test_without_wsrep_drops_every_spelling_of_the_prefix_and_nothing_else():
     kept = without_wsrep(status)
     assert kept == {"Aborted_clients": 1, "w": 2, "Written_rows": 3, "ws_rep": 4}
     assert "wsrep_ready" in status  # the input is left as it was
+
+
+def test_rows_of_pairs_and_odd_rows_read_alike():
+    pairs = [("Uptime", "100"), ("Ssl_cipher", ""), ("Innodb_have_atomic_builtins", "ON"), ("Uptime", "101"),
+             ("Max_used_connections_time", "NULL"), ("Bytes_sent", b"12")]
+    expected = {"Uptime": 101, "Ssl_cipher": "", "Innodb_have_atomic_builtins": 1,
+                "Max_used_connections_time": None, "Bytes_sent": 12}
+    assert parse_status_rows(pairs) == expected
+    assert parse_status_rows(iter(pairs)) == expected
+    assert parse_status_rows([list(row) for row in pairs]) == expected
+    with pytest.raises(ValueError, match="row 1: expected"):
+        parse_status_rows([("Uptime", "1"), ("Threads", "1", "extra")])
+    with pytest.raises(ValueError, match="row 0: empty variable name"):
+        parse_status_rows([("", "1"), ("Uptime", "1")])
