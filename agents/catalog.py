@@ -203,6 +203,7 @@ class Catalog:
         for metric in self.metrics:
             by_kind.setdefault(metric.source.kind, []).append(metric)
         self._by_kind = {kind: tuple(metrics) for kind, metrics in by_kind.items()}
+        self._overridden = tuple(m for m in self.metrics if m.source.status_override)
 
     def __iter__(self):
         return iter(self.metrics)
@@ -229,6 +230,10 @@ class Catalog:
     def from_source(self, kind: str) -> tuple[Metric, ...]:
         """The metrics fed by source kind ``kind``, in catalog order (indexed: every collection asks)."""
         return self._by_kind.get(kind, ())
+
+    def with_status_override(self) -> tuple[Metric, ...]:
+        """The metrics a SHOW STATUS variable overrides when printed (indexed: every collection asks)."""
+        return self._overridden
 
     def row_metric(self, metric: Metric) -> Metric:
         """The labelled metric a ``source.row`` scalar serves one row of."""

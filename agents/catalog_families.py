@@ -78,15 +78,36 @@ class ValueFamily:
     help: str
 
 
+MAX_ROW_SLOTS = 4096  # a server prints ~650 variables and ~600 status names
+
+
 @dataclass(frozen=True, eq=False)  # hashed by identity: the projection cache keys on it
 class FamilyTable:
     rows: dict[str, tuple[RowRule, ...]]
     values: tuple[ValueFamily, ...] = ()
     named: dict[str, tuple[RowRule, ...]] = field(default_factory=dict)
+    # source -> printed name -> project()'s answer, for the names met so far (at most MAX_ROW_SLOTS a source)
+    _row_slots: dict[str, dict[str, Projection | None]] = field(default_factory=dict, repr=False)
 
     def project(self, source: str, printed_name: str) -> Projection | None:
         """The family a row of ``source`` lands in; None when upstream serves it nowhere."""
         return _project(self, source, printed_name, False)
+
+    def row_slots(self, source: str) -> dict[str, Projection | None]:
+        """``project()``'s answers for ``source`` by printed name, as far as known: a plain dict lookup per
+        row for the ~1,200 rows a scrape projects (``remember_slot`` adds to it)."""
+        slots = self._row_slots.get(source)
+        if slots is None:
+            slots = self._row_slots.setdefault(source, {})
+        return slots
+
+    def remember_slot(self, source: str, printed_name: str) -> Projection | None:
+        """``project()``, kept in ``row_slots(source)`` while that holds fewer than MAX_ROW_SLOTS names."""
+        slot = self.project(source, printed_name)
+        slots = self.row_slots(source)
+        if len(slots) < MAX_ROW_SLOTS:
+            slots[printed_name] = slot
+        return slot
 
     def project_named(self, source: str, key: str) -> Projection | None:
         """The family a ``NamedRow`` of ``source`` lands in (key as its parser made it); None: nowhere."""

@@ -263,6 +263,8 @@ class Collector:
         results: dict[str, SourceResult] = {}
         context: dict[str, object] = {}
         batch_ends = 0  # selected[:batch_ends] have been pipelined (or needed no batch)
+        # Sources run while the server worked on a batch (Scraper.runs_before_answers), by name.
+        ran_early: dict[str, tuple[SourceStatus, SourceResult | None]] = {}
         reopened = False
         index = 0
         try:
@@ -276,10 +278,13 @@ class Collector:
                     continue
                 if index >= batch_ends:
                     batch_ends = self._pipeline_run(selected, index, server)
+                    if self.connection.batch_unread:
+                        ran_early.update(self._run_early(selected[batch_ends:], server, context, ran_early))
                 budget = self._heavy_budget(scraper, selected, index, deadline)
                 self.connection.statement_limit = budget
                 try:
-                    status, result = self._run(scraper, server, context, deadline, budget is not None)
+                    early = ran_early.pop(scraper.name, None)
+                    status, result = early or self._run(scraper, server, context, deadline, budget is not None)
                 except MySQLUnavailable as exc:
                     lost = exc
                     if not reopened:
@@ -391,6 +396,12 @@ class Collector:
         self.connection.pipeline(statements)
         return max(end, start + 1)
 
+    def _run_early(self, later: list[Scraper], server, context, ran: dict) -> dict:
+        """Run the sources of ``later`` that need no answer (psutil's reading of the host and of mysqld)
+        while the server works on the batch just sent: their time then costs the collection nothing."""
+        return {scraper.name: self._run(scraper, server, context) for scraper in later
+                if scraper.name not in ran and scraper.runs_before_answers()}
+
     def _down(self, snapshot: Snapshot, selected: list[Scraper], error: str, reason: str) -> Snapshot:
         snapshot.up = False
         snapshot.error = error
@@ -424,13 +435,10 @@ class Collector:
             return skipped, None
         name = scraper.name
         statements_before = self.connection.statements
-        pipelined_before = self.connection.pipelined_seconds
         started = time.monotonic()
 
         def status(ok: bool, error: str | None = None, reason: str | None = None) -> SourceStatus:
-            # The server's time for this source's pipelined statements was spent before it ran.
-            pipelined = self.connection.pipelined_seconds - pipelined_before
-            return SourceStatus(name, ok=ok, duration_seconds=time.monotonic() - started + pipelined, error=error,
+            return SourceStatus(name, ok=ok, duration_seconds=time.monotonic() - started, error=error,
                                 reason=reason, statements=self.connection.statements - statements_before)
 
         try:
@@ -500,9 +508,10 @@ def failure_reason(exc: QueryError, deadline: float | None, cut_by_deadline: boo
     return exc.reason
 
 
-# Where each catalog value is found in a kind's results: (catalog name, result index,
-# "values" or "series", the key there).  Keyed by the kind and the names the results hold.
-MappingPlan = tuple[tuple[str, int, str, str], ...]
+# Where each catalog value is found in a kind's results: runs of scalar values from one result (its
+# index, their catalog names, their keys there: copied in one C pass), in catalog order, then the
+# labelled ones as (catalog name, result index, key).  Keyed by the kind and the names the results hold.
+MappingPlan = tuple[tuple[tuple[int, tuple[str, ...], tuple[str, ...]], ...], tuple[tuple[str, int, str], ...]]
 
 
 def map_to_catalog(catalog: Catalog, results_by_kind: Mapping[str, Sequence[SourceResult]], snapshot: Snapshot,
@@ -530,21 +539,30 @@ def map_to_catalog(catalog: Catalog, results_by_kind: Mapping[str, Sequence[Sour
                 if len(plans) >= 64:  # names that keep changing (a source's bug): stay bounded
                     plans.clear()
                 plans[key] = plan
-        for name, index, where, found in plan:
-            if where == "series":
-                snapshot.series[name] = dict(results[index].series[found])
-            else:
-                snapshot.values[name] = results[index].values[found]
+        scalars, labelled = plan
+        for index, names, keys in scalars:
+            snapshot.values.update(zip(names, map(results[index].values.__getitem__, keys)))
+        for name, index, found in labelled:
+            snapshot.series[name] = dict(results[index].series[found])
 
 
 def _plan(catalog: Catalog, kind: str, results: Sequence[SourceResult]) -> MappingPlan:
     lowered = [{name.lower(): name for name in result.values} for result in results]
-    plan = []
+    runs: list[tuple[int, list[str], list[str]]] = []  # consecutive scalars of one result: catalog order kept
+    labelled = []
     for metric in catalog.from_source(kind):
         found = _find(metric.name, metric.source.key, bool(metric.labels), results, lowered)
-        if found is not None:
-            plan.append((metric.name, *found))
-    return tuple(plan)
+        if found is None:
+            continue
+        index, where, key = found
+        if where == "series":
+            labelled.append((metric.name, index, key))
+            continue
+        if not runs or runs[-1][0] != index:
+            runs.append((index, [], []))
+        runs[-1][1].append(metric.name)
+        runs[-1][2].append(key)
+    return tuple((index, tuple(names), tuple(keys)) for index, names, keys in runs), tuple(labelled)
 
 
 def _find(name: str, key: str | None, labelled: bool, results: Sequence[SourceResult],

@@ -79,11 +79,12 @@ def apply_derivations(catalog: Catalog, snapshot: Snapshot, results: Mapping[str
     """Fill derived and overridden values into ``snapshot`` (values already mapped from sources)."""
     status = snapshot.raw.get("global_status") or {}
     variables = snapshot.raw.get("global_variables") or {}
-    for metric in catalog:
+    for metric in catalog.with_status_override():
         override = metric.source.status_override
-        if override and override in status:
+        if override in status:
             snapshot.values[metric.name] = status[override]
-        if metric.source.kind == "derived" and metric.source.key in DERIVATIONS:
+    for metric in catalog.from_source("derived"):
+        if metric.source.key in DERIVATIONS:
             value = DERIVATIONS[metric.source.key](status, variables)
             if value is not None:
                 snapshot.values[metric.name] = value

@@ -52,7 +52,8 @@ class FamilyInterner:
         self._entries: dict[tuple, list] = {}  # key -> [family, the last generation that asked for it]
         self._encoded: dict[str, dict[int, bytes]] = {}  # content type -> id(family) -> bytes
         self._keys: dict[int, tuple] = {}  # id(interned family) -> its key
-        self._previous: dict[str, tuple[Mapping, list[Metric]]] = {}
+        # key -> (inputs, families built from them, the interned entries among those families)
+        self._previous: dict[str, tuple[Mapping, list[Metric], list[list]]] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -96,13 +97,12 @@ class FamilyInterner:
                 # family, so a later object given the same id() never finds them.
                 by_id.pop(id(family), None)
 
-    def _touch(self, families: list[Metric]) -> None:
-        """Families handed out again without scalar() (reuse()): still in use, so kept."""
+    def _touch(self, entries: list[list]) -> None:
+        """Entries of families handed out again without scalar() (reuse()): still in use, so kept.
+        (An entry a new generation dropped meanwhile is marked for nothing, as in scalar().)"""
         generation = self._generation
-        for family in families:
-            entry = self._entries.get(self._keys.get(id(family)))
-            if entry is not None:
-                entry[1] = generation
+        for entry in entries:
+            entry[1] = generation
 
     def reuse(self, key: str, inputs: Mapping, build: Callable[[], list[Metric]]) -> list[Metric]:
         """``build()``'s families, or the previous ones when ``inputs`` equal the previous inputs.
@@ -111,13 +111,13 @@ class FamilyInterner:
         small as one scrape; the encoded bytes of the families it returns are kept with them."""
         previous = self._previous.get(key)
         if previous is not None and previous[0] == inputs:
-            self._touch(previous[1])
+            self._touch(previous[2])
             if previous[0] is not inputs:
                 # Keep the equal inputs of this scrape, not the older ones: the older snapshot's
                 # rows are then freed instead of held twice (0.4 MB RSS with every collector).
                 with self._lock:
                     if self._previous.get(key) is previous:
-                        self._previous[key] = (inputs, previous[1])
+                        self._previous[key] = (inputs, *previous[1:])
             return previous[1]
         families = build()
         with self._lock:
@@ -131,7 +131,8 @@ class FamilyInterner:
             # Registered as reused: their encoded bytes are kept until a build replaces them.
             for family in families:
                 self._keys.setdefault(id(family), (_REUSED, key))
-            self._previous[key] = (inputs, families)
+            entries = [self._entries.get(self._keys.get(id(family))) for family in families]
+            self._previous[key] = (inputs, families, [entry for entry in entries if entry is not None])
         return families
 
     def _forget_reused(self, families: list[Metric]) -> None:
@@ -191,18 +192,19 @@ def encode_as(families: Iterable[Metric], chosen: Negotiated,
     closing ``# EOF``; without, for a body that more families follow)."""
     interner = interner if interner is not None else _NO_INTERNER  # an empty one is falsy (__len__)
     form, plain, content_type = chosen.form, chosen.plain_form, chosen.content_type
-    chunks: list[bytes] = []
-    # One dict lookup per family: an unchanged value's family is interned and already encoded.
-    known = interner.encoded_by_id(content_type).get
-    for family in families:
-        body = known(id(family))
-        if body is None:
-            # Most families are plain (agents/exporter/sample_lines.py): written directly.
-            body = plain_body(family, plain) if plain is not None else None
+    families = list(families)
+    # One dict lookup per family, all in C: an unchanged value's family is interned and already encoded.
+    chunks: list = list(map(interner.encoded_by_id(content_type).get, map(id, families)))
+    if None in chunks:
+        for index, body in enumerate(chunks):
             if body is None:
-                body = family_text(family, form).encode("utf-8")
-            interner.remember(family, content_type, body)
-        chunks.append(body)
+                family = families[index]
+                # Most families are plain (agents/exporter/sample_lines.py): written directly.
+                body = plain_body(family, plain) if plain is not None else None
+                if body is None:
+                    body = family_text(family, form).encode("utf-8")
+                interner.remember(family, content_type, body)
+                chunks[index] = body
     if final and form.openmetrics:
         chunks.append(_OPENMETRICS_EOF)
     return b"".join(chunks)

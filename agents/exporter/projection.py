@@ -19,12 +19,13 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from ..catalog import Catalog
-from ..catalog_families import ROW_TYPE, Projection
+from ..catalog_families import ROW_TYPE
 from .encoding import FamilyInterner, scalar_family
 from .metric_types import CounterMetricFamily, GaugeMetricFamily, Metric, UnknownMetricFamily
 from mysql_snmp.parsers.status import galera_evs_latency, galera_gcache_size_bytes, sample_number
 from mysql_snmp.parsers.types import NamedRow, Value
 
+_UNSEEN = object()  # a printed name not projected yet
 FAMILY_TYPES = {"counter": CounterMetricFamily, "gauge": GaugeMetricFamily, "untyped": UnknownMetricFamily}
 
 _HELP_CACHE: dict[int, tuple[Catalog, dict[tuple[str, str], str]]] = {}
@@ -56,11 +57,14 @@ def _rows_families(catalog: Catalog, source: str, rows: Mapping[str, Value],
     helps = _catalog_help(catalog)
     grouped: dict[str, Metric] = {}
     families: list[Metric] = []
+    known = table.row_slots(source)
     for printed, raw in rows.items():
         value = sample_number(raw)
         if value is None:
             continue
-        slot: Projection | None = table.project(source, printed)
+        slot = known.get(printed, _UNSEEN)
+        if slot is _UNSEEN:
+            slot = table.remember_slot(source, printed)
         if slot is None:
             continue
         if not slot.grouped:

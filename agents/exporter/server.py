@@ -56,6 +56,7 @@ def landing_page(telemetry_path: str) -> bytes:
 
 
 ALLOWED_METHODS = "GET, HEAD, OPTIONS"
+SEPARATE_BODY_BYTES = 64 * 1024  # from this size a body is written after its headers, not copied behind them
 
 
 class ExporterRequestHandler(socketserver.StreamRequestHandler):
@@ -152,11 +153,19 @@ class ExporterRequestHandler(socketserver.StreamRequestHandler):
         elif self.head is not None and self.head.version < (1, 1):
             lines.append("Connection: keep-alive")  # an HTTP/1.0 client closes without it
         lines.append("\r\n")
-        # Headers and body in one sendall, so --web.write-timeout bounds the whole answer
-        # (Python's sendall timeout is total), not each of two writes.
-        answer = "\r\n".join(lines).encode("latin-1") + (body if self.command != "HEAD" else b"")
-        self.connection.settimeout(self.app.config.limits.write_timeout)
-        self.wfile.write(answer)
+        head = "\r\n".join(lines).encode("latin-1")
+        timeout = self.app.config.limits.write_timeout
+        self.connection.settimeout(timeout)
+        if self.command == "HEAD" or len(body) < SEPARATE_BODY_BYTES:
+            self.wfile.write(head + (body if self.command != "HEAD" else b""))
+        else:
+            # A big body is not copied behind its headers (~250 kB for a curl-style scrape): two
+            # writes, the second given what is left of --web.write-timeout, which bounds the whole
+            # answer (Python's sendall timeout is total); Nagle is off, so neither waits for an ACK.
+            deadline = time.monotonic() + timeout
+            self.wfile.write(head)
+            self.connection.settimeout(max(deadline - time.monotonic(), 0.001))
+            self.wfile.write(body)
         if log.isEnabledFor(logging.DEBUG):  # every request: format only when it is kept
             log.debug('%s "%s" %s %s', self.client_address[0], self.requestline, status, len(body))
 
@@ -235,6 +244,7 @@ class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
     # Python's default of 5 made 50 simultaneous connects wait for SYN retransmits (1 s, 3 s).
     request_queue_size = LISTEN_BACKLOG
     origin = "bound from --web.listen-address"
+    _accepted_kind: tuple | None = None  # family, type and protocol of the sockets accept() gives
 
     def __init__(self, address, handler, ssl_context=None, family=socket.AF_INET, bind_and_activate=True,
                  slots: ConnectionSlots | None = None):
@@ -276,7 +286,14 @@ class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
             log.debug("request from %s failed", peer, exc_info=exc)
 
     def get_request(self):
-        sock, address = super().get_request()
+        # socket.accept() without its enum conversions of family and type (a tenth of the accept loop).
+        kind = self._accepted_kind
+        if kind is None:  # the listening socket's, looked up once (systemd may have passed it)
+            kind = self._accepted_kind = (self.socket.family, self.socket.type, self.socket.proto)
+        fd, address = self.socket._accept()
+        sock = socket.socket(*kind, fileno=fd)
+        if socket.getdefaulttimeout() is None and self.socket.gettimeout():
+            sock.setblocking(True)  # as socket.accept() does
         if self.ssl_context is not None:
             # Handshake in the handler thread (on first read), not in the accept loop,
             # so one slow client cannot stall every other scrape.

@@ -58,11 +58,10 @@ class QueryResult:
 
 @dataclass
 class _PipelinedAnswer:
-    """What the server answered to one statement of a pipelined batch, and how long it took."""
+    """What the server answered to one statement of a pipelined batch."""
 
     result: QueryResult | None = None
     error: QueryError | None = None
-    seconds: float = 0.0
 
 
 class MySQLConnection:
@@ -73,10 +72,10 @@ class MySQLConnection:
     caller can tell how many statements one collection cost.
 
     ``pipeline()`` sends several statements in one round trip (a multi-statement
-    query): the server works on the next answer while this process reads the
-    previous one, which takes a quarter off a collection.  ``query()`` then
-    answers those statements from what came back, each exactly as if it had been
-    sent alone, errors included.
+    query) and returns: the server works on the answers while this process does
+    what needs none (``batch_unread``) and reads the previous ones, which takes a
+    quarter off a collection.  ``query()`` then answers those statements from what
+    came back, each exactly as if it had been sent alone, errors included.
     """
 
     def __init__(
@@ -108,12 +107,10 @@ class MySQLConnection:
         self.server: ServerInfo | None = None
         self.statements = 0
         self.failed_statements = 0
-        # Server time of the pipelined answers query() has handed out: callers that time
-        # themselves add it, since that time was spent in pipeline(), not in query().
-        self.pipelined_seconds = 0.0
         self._answers: dict[str, _PipelinedAnswer] = {}
         self._pending: deque[str] = deque()  # statements of the batch in flight not read yet
         self._batch_cursor = None
+        self._batch_unread = False  # the batch is sent, its first answer not read yet
         # Multi-statement queries need a flag at connect time: only pymysql's own connect
         # gets it (an injected connector is a test double that answers one statement at a time).
         self.can_pipeline = connector is None
@@ -252,7 +249,6 @@ class MySQLConnection:
         answer = self._answers.pop(statement, None)
         if answer is not None:
             self.statements += 1
-            self.pipelined_seconds += answer.seconds
             if answer.error is not None:
                 self.failed_statements += 1
                 if isinstance(answer.error, MySQLUnavailable):
@@ -272,6 +268,8 @@ class MySQLConnection:
         The server runs them back to back and queues the answers, so it works on the
         next one while this process reads the previous one.  Answers are read in order,
         when asked for: a statement that hangs costs only the sources that wait for it.
+        The answers are read by the first query() for one of them: until then the server
+        works and this process is free (``batch_unread``).
         A failing statement ends the batch on the server (MySQL runs nothing after it):
         its error is kept for its own query(), and the statements after it are sent one
         by one when asked, as if never pipelined.  ``discard_pipelined()`` reads and
@@ -284,19 +282,28 @@ class MySQLConnection:
             return
         self._pending.extend(unique)
         self._batch_cursor = self._conn.cursor()
-        # pymysql sends the batch and reads the first answer in one call: that answer's
-        # time is spent here, before its source runs, so it travels with the answer.
-        self._read_pipelined(batch=";\n".join(unique))
+        try:
+            self._conn.send_query(self._batch_cursor, ";\n".join(unique))
+        except Exception as exc:  # the connection broke: the first statement carries the error
+            self._answers[unique[0]] = _PipelinedAnswer(error=self._failure(exc, unique[0]))
+            self._end_batch()
+            return
+        self._batch_unread = True
 
-    def _read_pipelined(self, batch: str | None = None) -> None:
-        """Read the answer to the next statement of the batch in flight (``batch``: send it first)."""
+    @property
+    def batch_unread(self) -> bool:
+        """A pipelined batch is sent and none of its answers read: the server is at work."""
+        return self._batch_unread
+
+    def _read_pipelined(self) -> None:
+        """Read the answer to the next statement of the batch in flight."""
         statement = self._pending.popleft()
         cursor = self._batch_cursor
-        started = self._clock()
         self._start_reading()
         try:
-            if batch is not None:
-                cursor.execute(batch)
+            if self._batch_unread:
+                self._batch_unread = False
+                self._conn.read_first_answer(cursor)
             elif not cursor.nextset():
                 raise QueryError("the server sent fewer answers than statements", reason="error",
                                  statement=statement)
@@ -306,8 +313,6 @@ class MySQLConnection:
             answer = _PipelinedAnswer(error=exc)
         except Exception as exc:
             answer = _PipelinedAnswer(error=self._failure(exc, statement))
-        if batch is not None:
-            answer.seconds = self._clock() - started
         self._answers[statement] = answer
         if answer.error is not None or not self._pending:
             self._end_batch()
@@ -319,6 +324,7 @@ class MySQLConnection:
     def _end_batch(self) -> None:
         """No more answers to read: statements still pending were not run by the server."""
         self._pending.clear()
+        self._batch_unread = False
         cursor, self._batch_cursor = self._batch_cursor, None
         if cursor is None or self._conn is None:
             return
@@ -370,6 +376,7 @@ class MySQLConnection:
         conn, self._conn, self.server = self._conn, None, None
         self._pending.clear()  # a batch in flight died with the connection
         self._batch_cursor = None
+        self._batch_unread = False
         if conn is not None:
             try:
                 conn.close()

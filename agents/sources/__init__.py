@@ -123,6 +123,11 @@ class Scraper:
         """Run the statements on ``conn``; ``context`` holds the raw rows of scrapers that ran earlier."""
         raise NotImplementedError
 
+    def runs_before_answers(self) -> bool:
+        """Whether this source can run now, before the answers of the sources ahead of it (it sends no
+        statement and reads nothing of theirs): the collector runs it while the server works on them."""
+        return False
+
 
 class LocalScraper(Scraper):
     """A psutil source: measures the host or the mysqld process, so only when mysqld runs here.
@@ -132,6 +137,9 @@ class LocalScraper(Scraper):
 
     def __init__(self, local_mysqld):
         self.local = local_mysqld  # mysql_snmp.agents.sources.local_mysqld.LocalMysqld, shared by all of them
+
+    def runs_before_answers(self) -> bool:
+        return True
 
 
 # A scraper's name is its module's: a process imports only the scrapers it runs (the exporter's

@@ -28,6 +28,7 @@ class LocalMysqld:
         self.mode = mode  # "auto", "on" (host metrics even for a remote server; never its process) or "off"
         self._pid: int | None = None
         self._started: float | None = None  # create_time of _pid, so a reused pid is noticed
+        self._confirmed: int | None = None  # _pid, just checked by known_pid(): pid() takes it as it is
         self._target_is_local: bool | None = None
         self._said: str | None = None
 
@@ -51,6 +52,9 @@ class LocalMysqld:
         # measure: a local mysqld found by name would be some other server.
         if self.mode == "off" or not self.target_is_local():
             return None
+        confirmed, self._confirmed = self._confirmed, None
+        if confirmed is not None and confirmed == self._pid:
+            return confirmed
         if self._pid is not None and _same_process(self._pid, self._started):
             return self._pid
         variables = variables or {}
@@ -69,8 +73,17 @@ class LocalMysqld:
         self._say(f"monitoring mysqld process {pid} for {self.settings.target}")
         return pid
 
+    def known_pid(self) -> int | None:
+        """The pid found by an earlier pid() while it is still that process, else None; the next pid()
+        takes it without checking again."""
+        if self.mode == "off" or not self.target_is_local() or self._pid is None:
+            return None
+        self._confirmed = self._pid if _same_process(self._pid, self._started) else None
+        return self._confirmed
+
     def forget(self) -> None:
         self._pid = None
+        self._confirmed = None
 
     def _say(self, message: str) -> str:
         if message != self._said:

@@ -310,6 +310,35 @@ def test_process_metrics_find_the_server_by_its_pid_file(mariadb):
     assert set(dict(labels)["mode"] for labels in snapshot.series["host_cpu_seconds"]) >= {"user", "system", "idle"}
 
 
+def test_host_and_process_run_while_the_server_works_on_the_batch(mariadb):
+    sources = {"global_status", "global_variables", "innodb_status", "host", "process"}
+    with Collector(root_settings(mariadb), sources=sources) as collector:
+        unread = {}  # source -> whether the batch's answers were still unread when it ran
+
+        def watching(scraper):
+            collect = scraper.collect
+
+            def watched(*args, **kwargs):
+                unread[scraper.name] = collector.connection.batch_unread
+                return collect(*args, **kwargs)
+            scraper.collect = watched
+
+        for name in ("host", "process", "innodb_status"):
+            watching(collector.scrapers[name])
+        first = collector.collect()
+        # The process is found from global_variables (its pid file) the first time: it waits for them.
+        assert unread == {"host": True, "process": False, "innodb_status": False}
+        second = collector.collect()
+        assert unread == {"host": True, "process": True, "innodb_status": False}
+    for snapshot in (first, second):
+        assert all(status.ok for status in snapshot.sources.values()), snapshot.sources
+        assert snapshot.values["process_start_time_seconds"] == psutil.Process(mariadb.pid).create_time()
+        assert snapshot.values["host_cpus"] == psutil.cpu_count()
+    # Read again at the second collection, not carried over.
+    assert second.values["process_cpu_user_seconds"] >= first.values["process_cpu_user_seconds"]
+    assert second.values["status_uptime"] >= first.values["status_uptime"]
+
+
 def test_granting_the_privilege_is_picked_up_at_the_retry_time(mariadb, tmp_path):
     user = create_monitoring_user(mariadb, tmp_path, GRANTS_WITHOUT_SLAVE_MONITOR)
     with Collector(user.settings, sources={"replication"}, disabled_retry_seconds=0.0) as collector:

@@ -96,11 +96,12 @@ def our_program() -> list[str]:
 
 
 def our_command(my_cnf: Path, port: int, scenario: str) -> list[str]:
-    # The leak detector runs (it is on by default) but keeps its history next to my_cnf,
-    # not in /var/lib/mysql-snmp.
+    # The leak detector runs (it is on by default) but keeps its history next to my_cnf, not in
+    # /var/lib/mysql-snmp: a file of its own per exporter (one per user), since a shared file is
+    # locked by the first (agents/leak/history_lock.py) and the second would run without one.
     command = [*our_program(), "exporter",
                f"--web.listen-address=127.0.0.1:{port}", f"--config.my-cnf={my_cnf}",
-               f"--exporter.leak-state-file={my_cnf.with_name('leak-state.json')}"]
+               f"--exporter.leak-state-file={my_cnf.with_suffix('.leak-state.json')}"]
     command += collector_flags(scenario)
     if scenario != "defaults":
         command.append("--no-collect.host")

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from mysql_snmp.parsers.status import parse_status_rows
+from mysql_snmp.parsers.status import parse_status_rows, without_wsrep
 from mysql_snmp.parsers.tabular import parse_table_text
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
@@ -97,3 +97,25 @@ def test_error_for_a_row_of_garbage_stays_one_short_line():
     message = str(info.value)
     assert message.startswith("status row 0: needs Variable_name and Value columns")
     assert len(message) < 200 and "\n" not in message
+
+
+def test_without_wsrep_drops_every_spelling_of_the_prefix_and_nothing_else():
+    status = {"Aborted_clients": 1, "wsrep_ready": "OFF", "WSREP_cluster_status": "Disconnected",
+              "Wsrep_local_state": 0, "wsrep": 1, "w": 2, "Written_rows": 3, "ws_rep": 4}
+    kept = without_wsrep(status)
+    assert kept == {"Aborted_clients": 1, "w": 2, "Written_rows": 3, "ws_rep": 4}
+    assert "wsrep_ready" in status  # the input is left as it was
+
+
+def test_rows_of_pairs_and_odd_rows_read_alike():
+    pairs = [("Uptime", "100"), ("Ssl_cipher", ""), ("Innodb_have_atomic_builtins", "ON"), ("Uptime", "101"),
+             ("Max_used_connections_time", "NULL"), ("Bytes_sent", b"12")]
+    expected = {"Uptime": 101, "Ssl_cipher": "", "Innodb_have_atomic_builtins": 1,
+                "Max_used_connections_time": None, "Bytes_sent": 12}
+    assert parse_status_rows(pairs) == expected
+    assert parse_status_rows(iter(pairs)) == expected
+    assert parse_status_rows([list(row) for row in pairs]) == expected
+    with pytest.raises(ValueError, match="row 1: expected"):
+        parse_status_rows([("Uptime", "1"), ("Threads", "1", "extra")])
+    with pytest.raises(ValueError, match="row 0: empty variable name"):
+        parse_status_rows([("", "1"), ("Uptime", "1")])
