@@ -293,7 +293,10 @@ class GuardedConnection(pymysql.connections.Connection):
 
     def _read_to_eof(self, result: LenientResult, encodings: tuple[str | None, ...] | None) -> list:
         """Packets up to the EOF (or error) packet: rows decoded by ``encodings``, or bytes (None)."""
-        if self._current_timeout != self._read_timeout:
+        # pymysql 1.1+ remembers the socket's timeout; 1.0 (Debian 12's) sets it at every read and write.
+        if not hasattr(self, "_current_timeout"):
+            self._sock.settimeout(self._read_timeout)
+        elif self._current_timeout != self._read_timeout:
             self._sock.settimeout(self._read_timeout)
             self._current_timeout = self._read_timeout
         guard = self.read_guard
