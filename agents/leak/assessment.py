@@ -24,6 +24,7 @@ Three questions, each answered per trend window (15 min, 30 min, 2 h, 6 h by def
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 from typing import Callable
@@ -299,7 +300,9 @@ class _Seasonal:
         config, series = self.config, self.series
         if baseline is None or not _mature(baseline, config, DAY):
             return None
-        pattern = daily_pattern(self.history, self.now)
+        # the same for every evaluation until the next bucket ends (daily_pattern reads the ended ones)
+        history, now = self.history, self.now
+        pattern = history.memo(("daily_pattern", history.ended_buckets(now)), lambda: daily_pattern(history, now))
         if pattern is None or not cycles(pattern, baseline.noise):
             return None
         last = math.floor(self.now / pattern.bucket_seconds) - 1
@@ -344,9 +347,16 @@ def prior_autocorrelation(history: SeriesHistory, series: SeriesConfig, config: 
     before = history.window(now - seconds, seconds, config.window_points)
     if before.coverage < config.min_coverage or len(before.times) < 5:
         return None
-    trend = estimate_trend(before.times, before.values, config.step_factor, series.resolution_bytes,
-                           correct_above=float("inf"))
-    return autocorrelation_factor(before.times, before.values, trend.slope_per_second)
+    return _noise_factor(tuple(before.times), tuple(before.values), config.step_factor, series.resolution_bytes)
+
+
+@functools.lru_cache(maxsize=64)
+def _noise_factor(times: tuple[float, ...], values: tuple[float, ...], step_factor: float, resolution: float) -> float:
+    """prior_autocorrelation's factor of the points.  The window before a long window moves
+    only when a new point of it closes (every 4 minutes for 2 hours, 12 for 6), while the
+    detector asks every minute: memoised on the points themselves."""
+    trend = estimate_trend(times, values, step_factor, resolution, correct_above=float("inf"))
+    return autocorrelation_factor(times, values, trend.slope_per_second)
 
 
 def _young_high(history: SeriesHistory) -> float:

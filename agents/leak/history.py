@@ -9,10 +9,11 @@ Two tiers keep memory and the state file small whatever the sampling rate:
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from .trend import median
 
@@ -97,7 +98,8 @@ class SeriesHistory:
         self._pending_start: float | None = None
         self._pending_values: list[float] = []
         self._pending_aux: list[float] = []
-        self._baseline_cache: dict[tuple, Baseline | None] = {}
+        # memo(): what is worked out from the ended buckets, until a bucket opens
+        self._memo: dict[tuple, Any] = {}
         # width -> groups of consecutive bins, kept up to date as bins close, so a window
         # does not regroup hours of bins on every evaluation
         self._groups: dict[float, deque[_Group]] = {}
@@ -157,7 +159,7 @@ class SeriesHistory:
         if self._pending_start is not None:
             self._pending_start += shift
         self._groups.clear()
-        self._baseline_cache.clear()
+        self._memo.clear()
 
     def _close_pending(self) -> Bin:
         aux = median(self._pending_aux) if len(self._pending_aux) == len(self._pending_values) else None
@@ -186,7 +188,7 @@ class SeriesHistory:
         self.buckets.append(Bucket(start, value, value, value, 1))
         while self.buckets and self.buckets[0].start < start - self.baseline_seconds:
             self.buckets.popleft()
-        self._baseline_cache.clear()
+        self._memo.clear()
 
     # -- reading -----------------------------------------------------------------------
 
@@ -245,19 +247,34 @@ class SeriesHistory:
 
     def baseline(self, now: float, exclude_seconds: float) -> Baseline | None:
         """Summary of the buckets that ended before ``now - exclude_seconds``."""
-        cutoff = now - exclude_seconds
-        usable = 0
-        for b in self.buckets:
-            if b.start + self.bucket_seconds <= cutoff:
-                usable += 1
-            else:
-                break
+        usable = self._ended_by(now - exclude_seconds)
         if usable == 0:
             return None
-        key = (self.buckets[0].start, usable)
-        if key not in self._baseline_cache:
-            self._baseline_cache[key] = self._summarise([self.buckets[i] for i in range(usable)])
-        return self._baseline_cache[key]
+        return self.memo(("baseline", usable), lambda: self._summarise(list(itertools.islice(self.buckets, usable))))
+
+    def _ended_by(self, cutoff: float) -> int:
+        """How many buckets (from the oldest) ended by ``cutoff``.  Counted from the newest:
+        the buckets are in time order and the cutoffs asked are at most hours back, so this
+        is a few steps, where counting from the oldest walked the whole week on every call."""
+        usable = len(self.buckets)
+        while usable and self.buckets[usable - 1].start + self.bucket_seconds > cutoff:
+            usable -= 1
+        return usable
+
+    def memo(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """``compute()``, kept until the buckets change other than by a sample added to the
+        newest one: for what is worked out from the buckets that ended (the baseline, the
+        daily pattern), which stay the same for the minutes until the next bucket opens, while
+        the detector evaluates every minute.  ``key`` must say which buckets ``compute`` reads
+        (with the oldest bucket's start, added here, it names them)."""
+        key = (self.buckets[0].start if self.buckets else None, *key)
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def ended_buckets(self, now: float) -> int:
+        """How many buckets ended by ``now`` (every one but the newest, while samples come)."""
+        return self._ended_by(now)
 
     def _summarise(self, buckets: list[Bucket]) -> Baseline:
         high = max(b.high for b in buckets)
@@ -299,4 +316,4 @@ class SeriesHistory:
         self._groups.clear()
         self.buckets = deque(sorted(buckets, key=lambda b: b.start))
         self.last_time = None if last is None else float(last)
-        self._baseline_cache.clear()
+        self._memo.clear()

@@ -129,7 +129,9 @@ def summarise(family: Family, results: list[dict]) -> tuple[str, bool]:
     false_leaking = sum(r["false_leaking"] for r in results)
     ok = false_leaking == 0
     cells = [f"{family.name:24}", f"{len(results):>2}", f"{days:6.0f}",
-             f"{30 * false_leaking / days:8.2f} ({false_leaking})", f"{sum(r['suspects'] for r in results) / days:7.2f}"]
+             # a leak from the first sample has no quiet days before it
+             f"{30 * false_leaking / days:8.2f} ({false_leaking})" if days else f"{'-':>8} ({false_leaking})",
+             f"{sum(r['suspects'] for r in results) / days:7.2f}" if days else f"{'-':>7}"]
     if family.leaks:
         delays = [r["delay"] for r in results if r["delay"] is not None]
         missed = sum(r["delay"] is None or r["delay"] > family.detect_within or not r["reason_ok"] for r in results)

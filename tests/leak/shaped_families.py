@@ -104,15 +104,35 @@ def weekly_cycle_leak(seed: int, days: float) -> Trace:
 def accelerating_leak(seed: int, days: float) -> Trace:
     """The seed's rate at onset on a 50-300 MB dictionary, doubling every 6 h to 3 days, towards
     2 GiB.  The true time to the limit is the noiseless curve's at its rate of the moment."""
+    return _accelerating(seed, days, from_start=False)
+
+
+def accelerating_leak_from_start(seed: int, days: float) -> Trace:
+    """The same leak running from the agent's first sample (an agent installed on a server that
+    already leaks, or started with a mysqld that leaks from its start): no flat history before
+    it, so its first hours look like the first half of a warm-up."""
+    return _accelerating(seed, days, from_start=True)
+
+
+def seed_leak_from_start(seed: int, days: float) -> Trace:
+    """The accelerating leaks' peer: the seed's rate from the first sample, constant."""
+    return _accelerating(seed, days, from_start=True, doubling=math.inf)
+
+
+def _accelerating(seed: int, days: float, from_start: bool, doubling: float | None = None) -> Trace:
     rng = random.Random(seed)
     times = grid(days, 30.0)
     base = sweep(seed, 50 * MB, 300 * MB, offset=1)
-    doubling = sweep(seed, 6 * HOUR, 3 * DAY)
+    doubling = doubling or sweep(seed, 6 * HOUR, 3 * DAY)
     onset = (days - 2) * DAY + rng.uniform(0, 12) * HOUR
+    if from_start:
+        onset = times[0]
     start_rate = SEED_LEAK_BYTES_PER_HOUR / HOUR  # bytes per second
     growth = doubling / math.log(2)  # e-folding time of the rate
 
     def leaked(t: float) -> float:
+        if math.isinf(growth):
+            return start_rate * max(0.0, t - onset)
         return start_rate * growth * math.expm1(max(0.0, t - onset) / growth)
 
     level_at = lambda t: base + 390 * BYTES_PER_TABLE + leaked(t)  # noqa: E731
@@ -128,10 +148,12 @@ def accelerating_leak(seed: int, days: float) -> Trace:
         # going on doubling would reach it sooner still)
         return (DICTIONARY_LIMIT - level_at(t)) / (start_rate * math.exp(max(0.0, t - onset) / growth))
 
-    return trace(f"accelerating-leak/{seed}", DICTIONARY, times, values, tables, onset=onset,
+    name = "accelerating-leak-from-start" if from_start else "accelerating-leak"
+    name = "seed-leak-from-start" if math.isinf(doubling) else name
+    return trace(f"{name}/{seed}", DICTIONARY, times, values, tables, onset=onset,
                  rate_bytes_per_hour=SEED_LEAK_BYTES_PER_HOUR, limit_bytes=DICTIONARY_LIMIT,
                  expected_reason="unexplained",
-                 notes=f"{base / MB:.0f} MB, seed's rate doubling every {doubling / HOUR:.0f} h",
+                 notes=f"{base / MB:.0f} MB, seed's rate doubling every {doubling / HOUR:.0f} h".replace("every inf h", "never"),
                  extra={"level_at": level_at, "time_to_limit": time_to_limit})
 
 
@@ -217,5 +239,9 @@ SHAPED_FAMILIES: tuple[Family, ...] = (
     Family("weekly-cycle-leak", True, weekly_cycle_leak, days=11.0, detect_within=24 * 3600),
     # the goal of a constant leak at the seed's rate, which is where these start
     Family("accelerating-leak", True, accelerating_leak, days=4.0, detect_within=1800),
+    # from the first sample: a constant leak at the seed's rate is leaking when day one ends
+    # (mature_baseline_seconds), at 24.3 h; the goal is that, with the seed-leak's 30 minutes
+    Family("accelerating-leak-from-start", True, accelerating_leak_from_start, days=3.0, detect_within=DAY + 1800),
+    Family("seed-leak-from-start", True, seed_leak_from_start, days=3.0, detect_within=DAY + 1800),
     Family("small-cache-leak", True, small_cache_leak, days=4.0, detect_within=24 * 3600),
 )

@@ -28,6 +28,8 @@ def first_leaking(trace):
 @pytest.mark.parametrize("make, seed, days", [
     # an agent started with mysqld: RSS climbs a logistic curve for 3 days (was leaking at 30 h)
     (shaped.logistic_warmups, 4, 4.0),
+    # its acceleration fades as an accelerating leak's does not (agents/leak/young_climb.py)
+    (shaped.logistic_warmups, 14, 3.0),
     (shaped.small_cache, 5, 3.0),  # 10 MB: the relative minimum rate is 25 KB/h there
     (shaped.quantised, 3, 3.0),
     (shaped.weekly_cycle, 3, 4.0),
@@ -46,6 +48,21 @@ def test_leaks_of_new_shapes_are_caught_in_time(make, seed, within):
     trace = make(seed, 5.0)
     t = first_leaking(trace)
     assert t is not None and trace.onset <= t <= trace.onset + within, trace.notes
+
+
+@pytest.mark.parametrize("seed", [5, 1])  # the seed's rate doubling every 6 h and every 11 h
+def test_an_accelerating_leak_from_the_first_sample_is_no_warm_up(seed):
+    """Its first day is shaped like a warm-up's first half, and the warm-up rule held it back
+    until it reached the limit.  Now caught at 26.0-26.2 h: after day one, and 1.7 h after a
+    constant leak at its starting rate (24.3 h; the baseline's noise, measured around a
+    straight line, takes in the climb's curvature), hours before the limit (32 h and 50 h)."""
+    trace = shaped.accelerating_leak_from_start(seed, 3.0)
+    detector, series = detector_for(trace)
+    t = fed_until_after_detection(trace, detector, 1)
+    assert detector.state == LEAKING
+    assert 24 * HOUR <= t - HOUR <= 27 * HOUR, trace.notes
+    seconds, _ = forecast(detector.reading(), series, {})
+    assert seconds <= 1.25 * trace.true_time_to_limit(t)
 
 
 def fed_until_after_detection(trace, detector, hours: float) -> float:
