@@ -4,7 +4,9 @@ Two tiers keep memory and the state file small whatever the sampling rate:
 - bins: the median of the samples of each ``bin_seconds`` (one minute by default), for
   as long as the longest trend window; the median already shrugs off single odd samples;
 - buckets: min / max / mean per ``baseline_bucket_seconds`` (15 minutes), for the whole
-  baseline (a week by default), enough to know the series' normal range and its high-water mark.
+  baseline (a week by default), enough to know the series' normal range and its high-water mark,
+  plus ``extra_seconds`` more that only the seasonal judgement reads (a day: the daily mean of
+  the same day a week before, agents/leak/seasonal.py); the baseline never reads them.
 """
 
 from __future__ import annotations
@@ -86,8 +88,10 @@ def _add_to_groups(groups: deque[_Group], width: float, closed: Bin) -> None:
 
 
 class SeriesHistory:
-    def __init__(self, bin_seconds: float, bins_kept: float, bucket_seconds: float, baseline_seconds: float):
+    def __init__(self, bin_seconds: float, bins_kept: float, bucket_seconds: float, baseline_seconds: float,
+                 extra_seconds: float = 0.0):
         self.bin_seconds = bin_seconds
+        self.extra_seconds = extra_seconds
         self.bins_kept_seconds = bins_kept
         self.bucket_seconds = bucket_seconds
         self.baseline_seconds = baseline_seconds
@@ -184,7 +188,7 @@ class SeriesHistory:
             b.count += 1
             return
         self.buckets.append(Bucket(start, value, value, value, 1))
-        while self.buckets and self.buckets[0].start < start - self.baseline_seconds:
+        while self.buckets and self.buckets[0].start < start - self.baseline_seconds - self.extra_seconds:
             self.buckets.popleft()
         self._baseline_cache.clear()
 
@@ -246,17 +250,23 @@ class SeriesHistory:
     def baseline(self, now: float, exclude_seconds: float) -> Baseline | None:
         """Summary of the buckets that ended before ``now - exclude_seconds``."""
         cutoff = now - exclude_seconds
-        usable = 0
+        if not self.buckets:
+            return None
+        # the buckets kept beyond the baseline (extra_seconds) are not compared with
+        oldest = self.buckets[-1].start - self.baseline_seconds
+        first = usable = 0
         for b in self.buckets:
-            if b.start + self.bucket_seconds <= cutoff:
+            if b.start < oldest:
+                first += 1
+            elif b.start + self.bucket_seconds <= cutoff:
                 usable += 1
             else:
                 break
         if usable == 0:
             return None
-        key = (self.buckets[0].start, usable)
+        key = (self.buckets[first].start, usable)
         if key not in self._baseline_cache:
-            self._baseline_cache[key] = self._summarise([self.buckets[i] for i in range(usable)])
+            self._baseline_cache[key] = self._summarise([self.buckets[i] for i in range(first, first + usable)])
         return self._baseline_cache[key]
 
     def _summarise(self, buckets: list[Bucket]) -> Baseline:
