@@ -35,7 +35,9 @@ from .trend import (
     Trend, autocorrelation_factor, estimate_trend, fit_hinge, mann_kendall_z, median, segments_between,
     theil_sen_slope,
 )
-from .seasonal import DAY, cycles, daily_pattern
+from .seasonal import (
+    DAY, WEEK_DAYS, DailyPattern, cycles, daily_pattern, lagged_rate, swings_daily,
+)
 from .warmup import TWO_STAGE_POINTS, Anchor, WarmupCurve, find_restart, fit_warmup
 
 REASON_NONE = "none"
@@ -169,10 +171,16 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
             if baseline_high is None:
                 # leaking ends when the level falls back to what the warm-up explains
                 baseline_high = expected
+    seasonal = _Seasonal(history, series, config, now, level)
     if not any(v.confirmed for v in verdicts):
-        found = _Seasonal(history, series, config, now, level).judge(history.baseline(now, DAY))
+        found = seasonal.judge(history.baseline(now, DAY))
         if found is not None:
             verdicts.append(found)
+    if any(v.confirmed for v in verdicts) and not seasonal.week_allows():
+        # an agent's first week: growth on a cycling series that has not lifted its quiet
+        # hours may be a busier day of a weekly cycle (agents/leak/seasonal.py): suspect at most
+        verdicts = [dataclasses.replace(v, above_baseline=False) for v in verdicts]
+        baseline_high, confirming = None, None
     if not verdicts:
         return None
     if confirming is not None:
@@ -294,30 +302,69 @@ class _Seasonal:
 
     def __init__(self, history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now: float, level: float):
         self.history, self.series, self.config, self.now, self.level = history, series, config, now, level
+        self._pattern: tuple[DailyPattern | None] | None = None
+
+    @property
+    def pattern(self) -> DailyPattern | None:
+        if self._pattern is None:
+            # the same for every evaluation until the next bucket ends (daily_pattern reads the ended ones)
+            history, now = self.history, self.now
+            self._pattern = (history.memo(("daily_pattern", history.ended_buckets(now)),
+                                          lambda: daily_pattern(history, now)),)
+        return self._pattern[0]
+
+    def _margin(self, pattern: DailyPattern) -> float:
+        # the daily means of a few days are smooth and few: their spread alone understates how far a
+        # busier day moves them; the buckets' day-over-day spread is the floor
+        return max(self.series.min_growth_bytes,
+                   self.config.noise_margin_factor * max(pattern.daily_noise, pattern.noise))
 
     def judge(self, baseline: Baseline | None) -> WindowVerdict | None:
-        """The verdict when the daily mean's growth is a leak (agents/leak/seasonal.py)."""
+        """The verdict when the daily mean's growth is a leak (agents/leak/seasonal.py): above
+        the highest earlier day's at the same time, or above the same weekday's a week before."""
         config, series = self.config, self.series
         if baseline is None or not _mature(baseline, config, DAY):
             return None
-        # the same for every evaluation until the next bucket ends (daily_pattern reads the ended ones)
-        history, now = self.history, self.now
-        pattern = history.memo(("daily_pattern", history.ended_buckets(now)), lambda: daily_pattern(history, now))
+        pattern = self.pattern
         if pattern is None or not cycles(pattern, baseline.noise):
             return None
         last = math.floor(self.now / pattern.bucket_seconds) - 1
-        excess = pattern.excess(last)
-        # the daily means of a few days are smooth and few: their spread alone understates how far a
-        # busier day moves them; the buckets' day-over-day spread is the floor
-        margin = max(series.min_growth_bytes, config.noise_margin_factor * max(pattern.daily_noise, pattern.noise))
-        if excess is None or excess < margin:
-            return None
-        trend = pattern.rate(last)
-        if trend is None or trend.rate_per_hour < series.min_rate_at(self.level):
-            return None
-        # a leak older than a day: the day-over-day differences are flat at its day's growth
-        rate = max(trend.slope_per_second, pattern.day_over_day_rate(last) or 0.0)
-        return WindowVerdict(DAY, trend, True, True, True, REASON_UNEXPLAINED, rate, seasonal=True)
+        margin = self._margin(pattern)
+        for excess, lag in ((pattern.excess(last), 1), (pattern.week_excess(last), WEEK_DAYS)):
+            if excess is None or excess < margin:
+                continue
+            trend = pattern.rate(last, lag)
+            # a leak older than the lag: the differences are flat at its growth over the lag (a
+            # leak the first week's quiet hours kept waiting is older than a day when confirmed)
+            rate = lagged_rate(pattern, last, lag)
+            if trend is None or rate is None or rate * 3600 < series.min_rate_at(self.level):
+                continue
+            return WindowVerdict(DAY, trend, True, True, True, REASON_UNEXPLAINED, rate, seasonal=True)
+        return None
+
+    def week_allows(self) -> bool:
+        """Whether growth may be confirmed as far as a weekly cycle goes (agents/leak/seasonal.py,
+        "An agent's first week"): always once a week of history is known, and on a series that
+        does not cycle daily; in the first week of a cycling one, only when the latest quiet
+        hours stand above every earlier day's by the seasonal margin.  A first day that swung
+        like a daily cycle, with no second day to compare it with yet, allows nothing."""
+        history, config = self.history, self.config
+        if not history.buckets or history.buckets[-1].start - history.buckets[0].start >= WEEK_DAYS * DAY:
+            return True
+        # the plain noise of the history before the longest trend window: the growth judged left out
+        before = history.baseline(self.now, config.longest_window)
+        if before is None:
+            return True
+        pattern = self.pattern
+        if pattern is None:
+            times, means = history.bucket_means(self.now - config.longest_window, WEEK_DAYS * DAY)
+            return not swings_daily(times, means)
+        if not cycles(pattern, before.noise):
+            return True
+        lift = pattern.quiet_lift(math.floor(self.now / pattern.bucket_seconds) - 1)
+        # the whole seasonal margin: a busy Monday's quiet hours, at their edge, can stand above
+        # a weekend's by half of it (measured), and a leak's lift there only grows
+        return lift is not None and lift >= self._margin(pattern)
 
 
 def _level_before(overview: WindowPoints, restart: int) -> Anchor | None:

@@ -4,7 +4,9 @@ Two tiers keep memory and the state file small whatever the sampling rate:
 - bins: the median of the samples of each ``bin_seconds`` (one minute by default), for
   as long as the longest trend window; the median already shrugs off single odd samples;
 - buckets: min / max / mean per ``baseline_bucket_seconds`` (15 minutes), for the whole
-  baseline (a week by default), enough to know the series' normal range and its high-water mark.
+  baseline (a week by default), enough to know the series' normal range and its high-water mark,
+  plus ``extra_seconds`` more that only the seasonal judgement reads (a day: the daily mean of
+  the same day a week before, agents/leak/seasonal.py); the baseline never reads them.
 """
 
 from __future__ import annotations
@@ -87,8 +89,10 @@ def _add_to_groups(groups: deque[_Group], width: float, closed: Bin) -> None:
 
 
 class SeriesHistory:
-    def __init__(self, bin_seconds: float, bins_kept: float, bucket_seconds: float, baseline_seconds: float):
+    def __init__(self, bin_seconds: float, bins_kept: float, bucket_seconds: float, baseline_seconds: float,
+                 extra_seconds: float = 0.0):
         self.bin_seconds = bin_seconds
+        self.extra_seconds = extra_seconds
         self.bins_kept_seconds = bins_kept
         self.bucket_seconds = bucket_seconds
         self.baseline_seconds = baseline_seconds
@@ -186,7 +190,7 @@ class SeriesHistory:
             b.count += 1
             return
         self.buckets.append(Bucket(start, value, value, value, 1))
-        while self.buckets and self.buckets[0].start < start - self.baseline_seconds:
+        while self.buckets and self.buckets[0].start < start - self.baseline_seconds - self.extra_seconds:
             self.buckets.popleft()
         self._memo.clear()
 
@@ -247,10 +251,18 @@ class SeriesHistory:
 
     def baseline(self, now: float, exclude_seconds: float) -> Baseline | None:
         """Summary of the buckets that ended before ``now - exclude_seconds``."""
-        usable = self._ended_by(now - exclude_seconds)
-        if usable == 0:
+        ended = self._ended_by(now - exclude_seconds)
+        if ended == 0:
             return None
-        return self.memo(("baseline", usable), lambda: self._summarise(list(itertools.islice(self.buckets, usable))))
+        # the day of buckets kept beyond the baseline (for week-over-week comparisons) is left out
+        oldest = self.buckets[-1].start - self.baseline_seconds
+        first = 0
+        while first < ended and self.buckets[first].start < oldest:
+            first += 1
+        if first == ended:
+            return None
+        return self.memo(("baseline", first, ended),
+                         lambda: self._summarise(list(itertools.islice(self.buckets, first, ended))))
 
     def _ended_by(self, cutoff: float) -> int:
         """How many buckets (from the oldest) ended by ``cutoff``.  Counted from the newest:

@@ -22,6 +22,27 @@ highest of seven days is the reference (in an agent's first week it cannot be).
 
 Used only where the series cycles: the day-over-day differences of its buckets well under its
 plain noise (a series without a cycle gains nothing from it).  Pure math on the history's buckets.
+
+Weekly cycles.  A quiet weekend's daily mean is below the weekdays' before it, so a leak that
+starts on a Friday evening has to climb out of the weekend's dip before it passes the highest
+earlier day: days late.  Once the history holds the same time of day a week before (eight days
+of buckets: the history keeps a day beyond the baseline's week for this), the daily mean is also
+compared with that one day, the same weekday: a weekly cycle cancels there as a daily one
+cancels in the daily mean, and a leak lifts it by its growth since the onset.  Its rate is the
+slope of the week-over-week differences of the buckets (the leak is younger than a week).
+
+An agent's first week.  Before a week is known a weekly cycle cannot be: a busy Monday after the
+quiet weekend the agent started in lifts the daily mean and sets new highs exactly like a leak
+does, and no earlier day of the same kind exists to compare with.  What still tells them apart
+is where in the day the growth shows.  A busier day is more of the load's own cycle: it lifts
+the busy hours and leaves the quiet ones (the night) where they were on the quiet days.  A leak
+holds on to its memory when the load goes, so it lifts the quiet hours too.  So while the
+history is shorter than a week, growth on a cycling series is confirmed only once the latest
+quiet hours (the tenth of the day's range where the earlier days were lowest) also stand
+above every earlier day at the same time by the seasonal margin (``quiet_lift``).  A leak that
+starts after the quiet hours waits for the next ones: at most a day, usually less.  And a
+series with a day of history but not two (no day-over-day comparison yet) whose first day swung
+like a daily cycle (``swings_daily``) is not confirmed at all until the comparison exists.
 """
 
 from __future__ import annotations
@@ -42,6 +63,14 @@ MIN_DAY_COVERAGE = 0.8
 RATE_SPAN = 0.5
 # The buckets (3 h) whose day-over-day differences give a day-old leak's rate.
 RECENT_BUCKETS = 12
+WEEK_DAYS = 7
+# The quiet hours: where the earlier days' level is in this lowest share of its daily range.
+QUIET_SHARE = 0.1
+# The latest quiet buckets judged (an hour).
+QUIET_BUCKETS = 4
+# A first day swings like a daily cycle when one period of a day explains this share of its
+# variance (after its straight-line trend is taken out).
+SWING_SHARE = 0.7
 
 
 @dataclass(frozen=True)
@@ -64,35 +93,63 @@ class DailyPattern:
             return None
         return self.daily[index] - max(earlier)
 
-    def rate(self, last: int) -> Trend | None:
-        """The trend of the day-over-day differences of the buckets over the last RATE_SPAN
-        days up to ``last``: a leak's rate while it is younger than a day, after which it
-        stays at the day's growth (and the day-over-day rate of the daily mean is the leak's)."""
-        found = self._differences(last)
+    def week_excess(self, index: int) -> float | None:
+        """The daily mean up to bucket ``index`` over the one at that time a week before."""
+        before = index - WEEK_DAYS * self.per_day
+        if index not in self.daily or before not in self.daily:
+            return None
+        return self.daily[index] - self.daily[before]
+
+    def rate(self, last: int, lag_days: int = 1) -> Trend | None:
+        """The trend of the day-over-day (``lag_days`` = 7: week-over-week) differences of the
+        buckets over the last RATE_SPAN days up to ``last``: a leak's rate while it is younger
+        than the lag, after which it stays at the lag's growth (and the lagged rate below is the leak's)."""
+        found = self._differences(last, lag_days)
         return None if found is None else estimate_trend(*found, correct_above=float("inf"))
 
-    def rate_error(self, last: int) -> float | None:
+    def rate_error(self, last: int, lag_days: int = 1) -> float | None:
         """The standard error of that rate (bytes per second)."""
-        found = self._differences(last)
+        found = self._differences(last, lag_days)
         return None if found is None else slope_standard_error(*found)
 
-    def _differences(self, last: int) -> tuple[list[float], list[float]] | None:
-        """(mid-times, day-over-day differences) of the buckets of the last RATE_SPAN days."""
-        span = round(RATE_SPAN * self.per_day)
-        indices = [i for i in range(last - span + 1, last + 1) if i in self.means and i - self.per_day in self.means]
+    def _differences(self, last: int, lag_days: int = 1) -> tuple[list[float], list[float]] | None:
+        """(mid-times, differences ``lag_days`` days apart) of the buckets of the last RATE_SPAN days."""
+        span, lag = round(RATE_SPAN * self.per_day), lag_days * self.per_day
+        indices = [i for i in range(last - span + 1, last + 1) if i in self.means and i - lag in self.means]
         if len(indices) < max(5, span // 2):
             return None
         times = [(i + 0.5) * self.bucket_seconds for i in indices]
-        return times, [self.means[i] - self.means[i - self.per_day] for i in indices]
+        return times, [self.means[i] - self.means[i - lag] for i in indices]
 
-    def day_over_day_rate(self, last: int) -> float | None:
+    def day_over_day_rate(self, last: int, lag_days: int = 1) -> float | None:
         """Bytes per second from how far the last RECENT_BUCKETS stand above the same time the day
-        before (the median of their differences, over a day): the leak's rate once it is a day
-        old, when the differences' slope has flattened at the day's growth."""
-        found = self._differences(last)
+        (``lag_days``) before (the median of their differences, over the lag): the leak's rate once
+        it is older than the lag, when the differences' slope has flattened at the lag's growth."""
+        found = self._differences(last, lag_days)
         if found is None:
             return None
-        return median(found[1][-RECENT_BUCKETS:]) / DAY
+        return median(found[1][-RECENT_BUCKETS:]) / (lag_days * DAY)
+
+    def quiet_lift(self, last: int) -> float | None:
+        """How far the latest quiet buckets of the last day stand above the highest of the
+        earlier days at the same time (the median over QUIET_BUCKETS of them); None when
+        the earlier days do not cover most of the day.
+
+        The quiet buckets are those where that highest earlier level is in the lowest
+        QUIET_SHARE of its range over the day: the hours a busier day leaves alone."""
+        highest: dict[int, float] = {}
+        for i in range(last - self.per_day + 1, last + 1):
+            earlier = [self.means[j] for j in (i - k * self.per_day for k in range(1, WEEK_DAYS + 1))
+                       if j in self.means]
+            if earlier and i in self.means:
+                highest[i] = max(earlier)
+        if len(highest) < MIN_DAY_COVERAGE * self.per_day:
+            return None
+        low, high = min(highest.values()), max(highest.values())
+        quiet = [i for i in sorted(highest) if highest[i] <= low + QUIET_SHARE * (high - low)]
+        if len(quiet) < QUIET_BUCKETS:
+            return None
+        return median([self.means[i] - highest[i] for i in quiet[-QUIET_BUCKETS:]])
 
 
 def _spread(values: list[float]) -> float:
@@ -133,14 +190,72 @@ def cycles(pattern: DailyPattern, plain_noise: float) -> bool:
     return pattern.noise < CYCLE_SHARE * plain_noise
 
 
+def lagged_rate(pattern: DailyPattern, last: int, lag_days: int) -> float | None:
+    """The leak's rate from the differences ``lag_days`` apart: their slope while the leak is
+    younger than the lag, their level over the lag after that (the larger)."""
+    trend = pattern.rate(last, lag_days)
+    rates = [r for r in (trend and trend.slope_per_second, pattern.day_over_day_rate(last, lag_days)) if r is not None]
+    return max(rates) if rates else None
+
+
 def seasonal_leak(history: SeriesHistory, now: float) -> tuple[float | None, float | None, float | None]:
     """While a leak confirmed against the daily pattern lasts: (the daily mean's excess over the
-    earlier days', the leak's rate in bytes per second, that rate's standard error); None
-    where the history cannot say."""
+    earlier days' or, where it is known, over the same weekday's a week before, whichever is
+    larger: a leak going on through a quiet weekend is below the weekdays but above the last
+    weekend; the leak's rate in bytes per second, that rate's standard error); None where the
+    history cannot say.  The rate and its error come from the same differences: the
+    week-over-week ones where the history holds them (a weekly cycle cancels there, and on a
+    series without one they measure the same leak), else the day-over-day ones."""
     pattern = daily_pattern(history, now)
     if pattern is None:
         return None, None, None
     last = math.floor(now / pattern.bucket_seconds) - 1
-    trend = pattern.rate(last)
-    rates = [r for r in (trend and trend.slope_per_second, pattern.day_over_day_rate(last)) if r is not None]
-    return pattern.excess(last), max(rates) if rates else None, pattern.rate_error(last)
+    excess = pattern.excess(last)
+    week, weekly = pattern.week_excess(last), pattern.rate(last, WEEK_DAYS)
+    # the week before counts while the leak still rises against it: once it stops, its level
+    # stays above last week's for a week, and the end must not wait that long
+    if week is not None and weekly is not None and weekly.slope_per_second > 0:
+        excess = week if excess is None else max(excess, week)
+    for lag in (WEEK_DAYS, 1):
+        rate = lagged_rate(pattern, last, lag)
+        if rate is not None:
+            return excess, rate, pattern.rate_error(last, lag)
+    return excess, None, None
+
+
+def swings_daily(times: list[float], values: list[float]) -> bool:
+    """The points (15-minute means of at least a day) follow a daily cycle: one sine of a day's
+    period explains SWING_SHARE of what a straight line leaves.  A wander correlated over an
+    hour or two does not; the climb of a leak is the straight line."""
+    if len(times) < 2 or times[-1] - times[0] < DAY * (1 - 1 / 24):
+        return False
+    omega = 2 * math.pi / DAY
+    origin, centre = times[0], sum(values) / len(values)
+    values = [v - centre for v in values]
+    columns = [[1.0] * len(times), [(t - origin) / DAY for t in times],
+               [math.cos(omega * t) for t in times], [math.sin(omega * t) for t in times]]
+    line = _least_squares(columns[:2], values)
+    full = _least_squares(columns, values)
+    if line is None or full is None or line <= 0:
+        return False
+    return 1 - full / line >= SWING_SHARE
+
+
+def _least_squares(columns: list[list[float]], values: list[float]) -> float | None:
+    """The residual sum of squares of the least-squares fit of ``values`` on ``columns``
+    (normal equations, Gaussian elimination); None when they are degenerate."""
+    n = len(columns)
+    a = [[sum(x * y for x, y in zip(columns[r], columns[c])) for c in range(n)]
+         + [sum(x * v for x, v in zip(columns[r], values))] for r in range(n)]
+    for c in range(n):
+        pivot = max(range(c, n), key=lambda r: abs(a[r][c]))
+        if abs(a[pivot][c]) < 1e-12 * max(1.0, abs(a[c][c])):
+            return None
+        a[c], a[pivot] = a[pivot], a[c]
+        for r in range(n):
+            if r != c:
+                f = a[r][c] / a[c][c]
+                a[r] = [x - f * y for x, y in zip(a[r], a[c])]
+    coefficients = [a[r][n] / a[r][r] for r in range(n)]
+    fitted = [sum(k * col[j] for k, col in zip(coefficients, columns)) for j in range(len(values))]
+    return sum((v - f) ** 2 for v, f in zip(values, fitted))

@@ -88,6 +88,8 @@ class SeriesDetector:
             bins_kept=2 * config.longest_window + config.bin_seconds,
             bucket_seconds=config.baseline_bucket_seconds,
             baseline_seconds=config.baseline_seconds,
+            # a day more, for the daily mean of the same weekday a week before (agents/leak/seasonal.py)
+            extra_seconds=DAY,
         )
         self.state = OK
         self.since: float | None = None

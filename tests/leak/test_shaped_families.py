@@ -95,3 +95,52 @@ def test_an_accelerating_leak_is_forecast_at_its_recent_rate_inside_the_band():
     assert detector.leak_fit.recent  # the whole leak's rate would be 1.5x late here
     assert seconds <= 1.25 * truth
     assert lower <= truth <= upper
+
+
+# -- weekly cycles (the benchmark: weekly-cycle over 30 days and seeds 1-10, weekly-cycle-leak) --
+
+
+@pytest.mark.parametrize("seed", [1, 6])
+def test_a_busy_monday_in_the_agents_first_week_is_not_a_leak(seed):
+    """Both agents start at the end of a quiet weekend: the first weekday sets new highs and
+    lifts the daily mean above every day the agent has seen (both went leaking on it)."""
+    trace = shaped.weekly_cycle(seed, 9.0)
+    assert first_leaking(trace) is None, trace.notes
+
+
+@pytest.mark.parametrize("seed", [1, 5])
+def test_a_leak_under_a_weekly_cycle_is_caught_within_a_day_and_not_before(seed):
+    # seed 1 started on a Saturday and went leaking on its first Tuesday, before the leak
+    trace = shaped.weekly_cycle_leak(seed, 11.0)
+    detector, series = detector_for(trace)
+    detected = band = None
+    for t, value, aux in trace.rows():
+        change = detector.feed(t, value, aux)
+        if change is not None and change[1] == LEAKING and detected is None:
+            detected = t
+        if detected is not None and t >= detected + HOUR:
+            band = forecast_band(detector.reading(), series, {}), trace.true_time_to_limit(t)
+            break
+    assert detected is not None and trace.onset <= detected <= trace.onset + 24 * HOUR, trace.notes
+    (lower, upper), truth = band
+    assert lower <= truth <= (upper if upper is not None else float("inf"))
+
+
+def test_a_daily_swing_is_told_from_a_wander_and_from_a_climb():
+    import math
+    import random
+
+    from mysql_snmp.agents.leak.seasonal import swings_daily
+
+    times = [900.0 * i + 450 for i in range(96 + 24)]
+    rng = random.Random(3)
+    cycle = [1e8 + 5e6 * math.cos(2 * math.pi * t / 86400 + 1) + rng.gauss(0, 2e5) for t in times]
+    assert swings_daily(times, cycle)
+    wander, x = [], 0.0
+    for _ in times:  # a wander correlated over two hours, as large as the cycle
+        x = x * math.exp(-900 / 7200) + 5e6 * math.sqrt(1 - math.exp(-1800 / 7200)) * rng.gauss(0, 1)
+        wander.append(1e8 + x)
+    assert not swings_daily(times, wander)
+    climb = [1e8 + 0.5 * t + rng.gauss(0, 2e5) for t in times]  # a leak since the first sample
+    assert not swings_daily(times, climb)
+    assert not swings_daily(times[:80], cycle[:80])  # less than a day
