@@ -43,7 +43,7 @@ from pathlib import Path
 from .textfile import UnusableFile, read_regular_file
 
 # The published logger name: log filters and tests name it (the module moved to agents/config/).
-log = logging.getLogger("mysql_snmp.agents.config.option_file")
+log = logging.getLogger("mysql_snmp.agents.option_file")
 
 WHITESPACE = " \t\n\v\f\r"  # my_isspace() of latin1, the clients' test
 # The clients stop following !include past this depth; here it is an error (a loop, most likely).

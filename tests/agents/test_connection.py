@@ -103,14 +103,14 @@ def test_binary_file_is_one_clear_line_naming_it(tmp_path):
 
 def test_file_readable_by_others_is_warned(tmp_path, caplog):
     path = write_cnf(tmp_path, "[client]\nuser = u\n", mode=0o644)
-    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.config.option_file"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.option_file"):
         settings_from_my_cnf(path)
     warned = [r.getMessage() for r in caplog.records if "readable by group or others" in r.getMessage()]
     # The one command that works for the packaged units (they read it through LoadCredential=).
     assert len(warned) == 1 and f"sudo chown root:root {path} && sudo chmod 0600 {path}" in warned[0]
     caplog.clear()
     path.chmod(0o600)
-    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.config.option_file"):
+    with caplog.at_level(logging.WARNING, logger="mysql_snmp.agents.option_file"):
         settings_from_my_cnf(path)
     assert not caplog.records
 
