@@ -15,14 +15,11 @@ must not delay fresh ones.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable
-
-log = logging.getLogger(__name__)
 
 
 class NotStarted(Exception):
