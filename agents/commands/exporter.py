@@ -100,7 +100,7 @@ def _configure_logging(args) -> None:
 
 def run(args) -> int:
     _configure_logging(args)
-    from ..exporter.allocator import tune_malloc
+    from ..exporter.allocator import freeze_startup_objects, tune_malloc
 
     tune_malloc()  # before the first thread starts
     from ..mysql.tls_on_demand import without_openssl
@@ -145,6 +145,7 @@ def run(args) -> int:
         return 2
     enabled = ", ".join(c.name for c in app.enabled)
     log.info("collectors enabled: %s", enabled)
+    freeze_startup_objects()
 
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):

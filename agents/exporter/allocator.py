@@ -7,6 +7,7 @@ its own arena.  Fixing the mmap threshold, keeping two arenas (request threads a
 and giving free heap pages back after each /metrics response keep 1.3 MB (default collectors) to
 2.7 MB (every collector) less resident after 200 scrapes, for no measurable CPU per scrape
 (tests/bench/bench_exporter.py).  On a libc without these calls (musl) nothing is changed.
+Python's own collector is told the same thing once at start: what start-up built stays.
 """
 
 from __future__ import annotations
@@ -63,3 +64,13 @@ def release_free_memory(response_bytes: int = 0) -> None:
         gc.collect()
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
+
+
+def freeze_startup_objects() -> None:
+    """Leave what start-up built out of the cyclic collector's walks, for good.
+
+    The catalog, the parsers' tables and the imported modules (~40,000 objects) live as long as
+    the process; a full collection walked them all every ~150 scrapes (~0.2 ms a scrape on
+    average).  Collected first, so no start-up garbage is frozen with them."""
+    gc.collect()
+    gc.freeze()

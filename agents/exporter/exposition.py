@@ -150,7 +150,7 @@ def server_families(outcome: ScrapeOutcome, catalog: Catalog, options: CompatOpt
             log.exception("%s: building the %s families failed", snapshot.target, collector.label)
             continue
         for family in built:
-            names = exposed_names(family)
+            names = family.wire_names()
             if taken.isdisjoint(names):
                 families.append(family)
                 taken.update(names)

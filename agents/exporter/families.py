@@ -92,15 +92,7 @@ def summary_family(export: "_Export", series: dict) -> Metric | None:
 
 def exposed_names(family: Metric) -> tuple[str, ...]:
     """The sample names a family puts on the wire (a counter family "x" writes "x_total")."""
-    if family.type == "counter":
-        return family.name, family.name + "_total"
-    if family.type == "info":
-        return family.name, family.name + "_info"
-    if family.type == "histogram":
-        return family.name, family.name + "_bucket", family.name + "_sum", family.name + "_count"
-    if family.type == "summary":
-        return family.name, family.name + "_sum", family.name + "_count"
-    return (family.name,)
+    return family.wire_names()
 
 
 @dataclass(frozen=True)

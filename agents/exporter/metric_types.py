@@ -23,10 +23,15 @@ class Sample(NamedTuple):
     value: float
 
 
+# The sample names a family of each type writes besides its own name ("x" -> "x_total").
+_WIRE_SUFFIXES = {"counter": ("", "_total"), "info": ("", "_info"),
+                  "histogram": ("", "_bucket", "_sum", "_count"), "summary": ("", "_sum", "_count")}
+
+
 class Metric:
     """One metric family: its name, help, type, unit and samples."""
 
-    __slots__ = ("name", "documentation", "type", "unit", "samples", "_labelnames")
+    __slots__ = ("name", "documentation", "type", "unit", "samples", "_labelnames", "_wire_names")
 
     def __init__(self, name: str, documentation: str, typ: str, unit: str = ""):
         if unit and not name.endswith("_" + unit):
@@ -43,6 +48,15 @@ class Metric:
         self.unit = unit
         self.samples: list[Sample] = []
         self._labelnames: tuple[str, ...] = ()
+        self._wire_names: tuple[str, ...] | None = None
+
+    def wire_names(self) -> tuple[str, ...]:
+        """The sample names this family puts on the wire.  Kept: an interned family is asked
+        at every scrape it serves, by the check that no two families write one name."""
+        names = self._wire_names
+        if names is None:
+            names = self._wire_names = tuple(self.name + suffix for suffix in _WIRE_SUFFIXES.get(self.type, ("",)))
+        return names
 
     def add_sample(self, name: str, labels: dict[str, str], value: float) -> None:
         self.samples.append(Sample(name, labels, value))

@@ -1,5 +1,6 @@
 """The mysqld process: memory, CPU, threads, files, I/O, page faults (psutil), when it runs here."""
 
+import functools
 import os
 from pathlib import Path
 
@@ -25,32 +26,51 @@ def _maybe(read):
         return None
 
 
+def read_small_file(path: str, limit: int = 65536) -> str:
+    """A /proc or /sys file's text: one read() (a kernfs file is generated whole on the first),
+    half the cost of open().read() in text mode, which the process source pays at every scrape."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(descriptor, limit).decode("utf-8", "replace")
+    finally:
+        os.close(descriptor)
+
+
+@functools.lru_cache(maxsize=16)
+def _limit_files(mount: str, cgroup_path: str, limit_file: str) -> tuple[str, ...] | None:
+    """The limit file of the cgroup and of each ancestor up to the mount, or None when the path
+    names no directory here (mysqld in another cgroup namespace: a container seen from the host,
+    or the reverse), where its parents would mislead.  Kept per path: the walk is a third of the
+    source's cost and a cgroup holding a process cannot be removed (a move changes the path)."""
+    mount = os.path.normpath(mount)
+    level = os.path.normpath(os.path.join(mount, cgroup_path.lstrip("/")))
+    if not os.path.isdir(level):
+        return None
+    files = []
+    while True:
+        files.append(os.path.join(level, limit_file))
+        parent = os.path.dirname(level)
+        if level == mount or parent == level:
+            return tuple(files)
+        level = parent
+
+
 def cgroup_memory_limit(pid: int, proc: Path = Path("/proc"), mounts: dict[int, Path] = CGROUP_MOUNT) -> int | None:
     """The memory limit binding mysqld: its cgroup's or an ancestor's, whichever is smallest.
 
-    Read every scrape (a limit can change at any time), with plain os calls: pathlib's objects
-    were a third of this source's cost."""
-    with open(f"{proc}/{pid}/cgroup", encoding="utf-8", errors="replace") as file:
-        cgroup = memory_cgroup_from_proc_cgroup(file.read())
+    The limits are read every scrape (one can change at any time)."""
+    cgroup = memory_cgroup_from_proc_cgroup(read_small_file(f"{proc}/{pid}/cgroup"))
     if cgroup is None:
         return None
-    mount = os.path.normpath(mounts[cgroup.version])
-    level = os.path.normpath(os.path.join(mount, cgroup.path.lstrip("/")))
-    if not os.path.isdir(level):
-        # mysqld is in another cgroup namespace (a container seen from the host, or the
-        # reverse): its path does not name a directory here, and its parents would mislead.
+    files = _limit_files(str(mounts[cgroup.version]), cgroup.path, cgroup.limit_file)
+    if files is None:
         return None
     texts = []
-    while True:
+    for path in files:
         try:
-            with open(os.path.join(level, cgroup.limit_file), encoding="utf-8", errors="replace") as file:
-                texts.append(file.read())
+            texts.append(read_small_file(path))
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             pass  # no limit file at this level
-        parent = os.path.dirname(level)
-        if level == mount or parent == level:
-            break
-        level = parent
     return cgroup_memory_limit_bytes(texts)
 
 
@@ -58,6 +78,16 @@ class Process(LocalScraper):
     name = "process"
     catalog_kind = "process"
     description = "mysqld process memory, CPU, threads, files and I/O (psutil; only when mysqld is local)"
+
+    def __init__(self, local_mysqld):
+        super().__init__(local_mysqld)
+        self._process: psutil.Process | None = None
+
+    def _process_of(self, pid: int) -> psutil.Process:
+        # Kept while the pid holds: psutil.Process() reads /proc/PID/stat to identify it.
+        if self._process is None or self._process.pid != pid:
+            self._process = psutil.Process(pid)
+        return self._process
 
     def runs_before_answers(self) -> bool:
         # Finding mysqld's pid reads global_variables (pid_file, datadir, port); once found it is known.
@@ -68,7 +98,7 @@ class Process(LocalScraper):
         if pid is None:
             raise SourceUnavailable(f"no local mysqld process for {self.local.settings.target}")
         try:
-            process = psutil.Process(pid)
+            process = self._process_of(pid)
             with process.oneshot():
                 reading = process_values(
                     memory_info=_maybe(process.memory_info),
@@ -76,12 +106,13 @@ class Process(LocalScraper):
                     num_threads=_maybe(process.num_threads),
                     num_fds=_maybe(process.num_fds),
                     io_counters=_maybe(process.io_counters),
-                    page_faults=_maybe(lambda: page_faults_from_proc_stat(Path(f"/proc/{pid}/stat").read_text())),
+                    page_faults=_maybe(lambda: page_faults_from_proc_stat(read_small_file(f"/proc/{pid}/stat"))),
                     create_time=_maybe(process.create_time),
                     cgroup_memory_limit=_maybe(lambda: cgroup_memory_limit(pid)),
                 )
         except psutil.NoSuchProcess:
             self.local.forget()  # mysqld restarted: find the new process next time
+            self._process = None
             raise SourceUnavailable(f"mysqld process {pid} is gone") from None
         return SourceResult(values=reading.values, series=reading.series)
 
