@@ -20,7 +20,7 @@ from ..config.settings import ConfigError, ConnectionSettings
 from .collect_params import CollectParams
 from .collect_pool import CollectPool
 from .collectors import COLLECTORS, ExporterCollector, select
-from .encoding import encode_as, negotiate
+from .encoding import FamilyInterner, encode_as, negotiate
 from .exposition import collection_self_families, request_self_families, server_families
 from .flags import ExporterConfig
 from .own_metrics import build_info, process_families
@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 
 SCRAPE_TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
 RECONNECT_BACKOFF_MAX_SECONDS = 2.0
+PROBE_INTERNER_FAMILIES = 4096
 # Bounds on the scrape time a request's X-Prometheus-Scrape-Timeout-Seconds may ask for.
 MIN_SCRAPE_SECONDS = 1.0
 MAX_SCRAPE_SECONDS = 300.0
@@ -56,6 +57,9 @@ class ExporterApp:
         self._probes = ProbeTargets()
         # Every /probe target's collections, on threads started only as they are needed.
         self._probe_pool = CollectPool(config.probe_workers, "collect-probe")
+        # The /probe targets' families and encodings, kept once for all of them (a target's own
+        # would cost ~1.6 MB each): at most 2 x PROBE_INTERNER_FAMILIES, ~12 MB.
+        self._probe_interner = FamilyInterner(generation_size=PROBE_INTERNER_FAMILIES, per_scrape=False)
         self.enabled = tuple(c for c in COLLECTORS if config.enabled.get(c.name, c.default))
         self.collect_params = CollectParams((c.name for c in COLLECTORS), (c.name for c in self.enabled))
 
@@ -93,7 +97,8 @@ class ExporterApp:
         settings = prepare_for(settings)  # OpenSSL is loaded only for a target that may need it
         return Target(name, self._new_collector(settings), min_interval=self.config.min_interval,
                       may_interrupt=self.config.max_open_conns >= 2, observers=observers,
-                      remember_between_scrapes=not probed, pool=self._probe_pool if probed else None)
+                      remember_between_scrapes=not probed, pool=self._probe_pool if probed else None,
+                      shared_interner=self._probe_interner if probed else None)
 
     def _leak_detectors(self, target: str) -> list:
         """The leak detector of the /metrics target (its history is that server's)."""
@@ -191,11 +196,9 @@ class ExporterApp:
         if own_target:
             request.extend(process_families())
             request.extend(self.collect_params.families())
-        # Interning pays from a target's second scrape on: a /probe target scraped once and pushed
-        # out before its next scrape (more targets than MAX_PROBE_TARGETS) would only fill it.
         server = None
         if record is not None and record.snapshot.up:
-            interner = target.scrape_interner() if counters.scrapes > 1 else None
+            interner = target.scrape_interner(counters.scrapes)
             server = target.bodies.get(record, labels, content_type, lambda: encode_as(
                 server_families(outcome, self.catalog, self.config.compat, interner), chosen,
                 interner, final=False))

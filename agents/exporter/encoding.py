@@ -42,11 +42,18 @@ class FamilyInterner:
     many are kept, ~6 MB with their encodings at the default of 2048 (measured: 1.5 KB per
     family).  A target scraped alternately with two sets of collectors (collect[]) keeps the
     families both ask for; those only one asks for are built and encoded again.
+
+    Shared by many targets (``per_scrape=False``: the /probe targets, each too small a part of the
+    memory budget to keep its own), generations start by size only: what any target asked for
+    among the last ``generation_size`` families made stays, so the values servers share (most
+    settings, idle counters) are built and encoded once for all of them.
     """
 
-    def __init__(self, generation_size: int = 2048, reuse_max_samples: int = REUSE_MAX_SAMPLES):
+    def __init__(self, generation_size: int = 2048, reuse_max_samples: int = REUSE_MAX_SAMPLES,
+                 per_scrape: bool = True):
         self.generation_size = generation_size
         self.reuse_max_samples = reuse_max_samples
+        self.per_scrape = per_scrape
         self._generation = 0
         self._created = 0  # families made in the current generation
         self._entries: dict[tuple, list] = {}  # key -> [family, the last generation that asked for it]
@@ -68,8 +75,12 @@ class FamilyInterner:
             with self._lock:
                 entry = self._entries.get(key)
                 if entry is None:
-                    if self._created >= self.generation_size:
+                    if self._created >= self.generation_size or len(self._entries) >= 2 * self.generation_size:
                         self._start_generation()
+                        if len(self._entries) >= 2 * self.generation_size:
+                            # All of them asked for lately (targets sharing this one, each with its
+                            # own values): start over rather than grow.
+                            self._start_generation()
                     family = family_type(name, documentation, value=value)
                     entry = self._entries[key] = [family, self._generation]
                     self._keys[id(family)] = key
@@ -81,6 +92,8 @@ class FamilyInterner:
 
     def new_scrape(self) -> None:
         """A scrape's families are about to be built: drop those the previous one did not ask for."""
+        if not self.per_scrape:
+            return
         with self._lock:
             self._start_generation()
 

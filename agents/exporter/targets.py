@@ -100,7 +100,8 @@ class Target:
 
     def __init__(self, name: str, collector, *, min_interval: float = 0.0, interrupt_grace: float = 0.5,
                  may_interrupt: bool = True, observers: Sequence = (), clock: Callable[[], float] = time.monotonic,
-                 remember_between_scrapes: bool = True, pool: CollectPool | None = None):
+                 remember_between_scrapes: bool = True, pool: CollectPool | None = None,
+                 shared_interner: FamilyInterner | None = None):
         self.name = name
         self.collector = collector
         # Objects with observe(snapshot) / close(), e.g. the leak detector: they see each
@@ -127,6 +128,7 @@ class Target:
         self.counters = TargetCounters()
         # Families and encoded bytes of values unchanged since the last scrape of this target.
         self._interner = FamilyInterner() if remember_between_scrapes else None
+        self._shared_interner = shared_interner
         # The encoded MySQL part of recent collections, shared by the requests that get them,
         # and the encoded self metrics that change only with the collection and the counters.
         kept = 8 if remember_between_scrapes else 0
@@ -135,8 +137,15 @@ class Target:
         self._not_local_logged = False
         self.last_used = clock()
 
-    def scrape_interner(self) -> FamilyInterner:
-        """The interner one scrape encodes with: the target's own, or one for this scrape alone."""
+    def scrape_interner(self, scrapes: int) -> FamilyInterner | None:
+        """The interner the ``scrapes``-th scrape encodes with, if any.  One shared with other
+        targets pays at once (they filled it).  The target's own, or one for this scrape alone,
+        pays from its second scrape: a /probe target scraped once and pushed out before its
+        next scrape (more targets than MAX_PROBE_TARGETS) would only fill it."""
+        if self._shared_interner is not None:
+            return self._shared_interner
+        if scrapes <= 1:
+            return None
         return self._interner if self._interner is not None else FamilyInterner()
 
     def counters_now(self) -> TargetCounters:

@@ -107,6 +107,26 @@ def test_interner_keeps_one_scrape_and_the_previous_ones_changes():
     assert all(a is b for a, b in zip(first, global_status(steady, interner)))
 
 
+def test_a_shared_interner_serves_what_other_targets_built_and_stays_bounded():
+    # The /probe targets' interner: their scrapes' new_scrape() must not drop what another
+    # target just built; only its size starts a generation.
+    interner = FamilyInterner(generation_size=40, per_scrape=False)
+    shared = {f"Same_{n}": str(n) for n in range(10)}
+    first = global_status({**shared, "Own_a": "1"}, interner)
+    encode(first, None, interner)
+    for scrape in range(30):
+        for target in "abc":
+            interner.new_scrape()
+            own = {f"Own_{target}_{n}": str(scrape * 10 + n) for n in range(5)}
+            families = global_status({**shared, **own}, interner)
+            body, _ = encode(families, None, interner)
+            assert body == reference(families, generate_latest)
+            assert f"mysql_global_status_own_{target}_0 {float(scrape * 10)}".encode() in body
+            assert len(interner) <= 80
+    again = global_status(shared, interner)
+    assert all(a is b for a, b in zip(first, again))  # built once, for every target
+
+
 def test_reuse_keeps_the_newest_equal_inputs_so_older_rows_are_freed():
     import gc
     import weakref

@@ -238,3 +238,34 @@ def test_a_collection_that_waits_past_its_deadline_for_a_worker_never_starts():
     busy.close()
     starved.close()
     pool.shutdown()
+
+
+def test_probe_targets_share_one_interner_and_the_metrics_target_keeps_its_own(tmp_path):
+    import argparse
+
+    from mysql_snmp.agents.catalog import load_exporter_catalog
+    from mysql_snmp.agents.exporter.app import PROBE_INTERNER_FAMILIES, ExporterApp
+    from mysql_snmp.agents.exporter.flags import add_arguments, config_from_args
+    from mysql_snmp.agents.exporter.web_config import WebConfig
+
+    my_cnf = tmp_path / "my.cnf"
+    my_cnf.write_text("[client]\nuser = u\npassword = p\nhost = 127.0.0.1\nport = 3306\n"
+                      "[client.a]\nuser = a\npassword = p\n")
+    my_cnf.chmod(0o600)
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    config = config_from_args(parser.parse_args([f"--config.my-cnf={my_cnf}", "--no-exporter.leak-detector",
+                                                 "--exporter.probe-allowed-targets=127.0.0.1:*"]))
+    app = ExporterApp(config, load_exporter_catalog(), WebConfig(), environ={})
+    try:
+        first, second = app.probe_target("127.0.0.1:3306", "client"), app.probe_target("127.0.0.1:3307", "client.a")
+        assert first is not second
+        shared = first.scrape_interner(1)
+        # From the first scrape on: what other targets built is there already.
+        assert shared is not None and shared is second.scrape_interner(1) is first.scrape_interner(5)
+        assert shared.generation_size == PROBE_INTERNER_FAMILIES and not shared.per_scrape
+        own = app.default_target()
+        assert own.scrape_interner(1) is None  # its own pays from its second scrape
+        assert own.scrape_interner(2) is own.scrape_interner(3) is not shared
+    finally:
+        app.close()
