@@ -134,8 +134,12 @@ class FamilyInterner:
             return previous[1]
         families = build()
         with self._lock:
-            if previous is not None:
-                self._forget_reused(previous[1])
+            # What is stored now, not ``previous``: another thread (a target sharing this
+            # interner) may have replaced it meanwhile, and bytes kept by id() for families no
+            # longer held would be found by a later object given the same id().
+            current = self._previous.get(key)
+            if current is not None:
+                self._forget_reused(current[1])
             if sum(len(family.samples) for family in families) > self.reuse_max_samples:
                 # Per table, index or digest: it changes at every scrape, and keeping it (with its
                 # inputs and bytes) would keep a big scrape's memory until the next one.

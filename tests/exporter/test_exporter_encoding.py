@@ -10,6 +10,7 @@ from prometheus_client.openmetrics.exposition import generate_latest as generate
 
 from mysql_snmp.agents.catalog import load_catalog
 from mysql_snmp.agents.exporter.encoding import FamilyInterner, encode
+from mysql_snmp.agents.exporter.metric_types import GaugeMetricFamily
 from mysql_snmp.agents.exporter.projection import rows_families
 from mysql_snmp.parsers.status import parse_status_rows
 from mysql_snmp.parsers.tabular import parse_table_text
@@ -171,3 +172,26 @@ def test_names_needing_escapes_still_get_the_negotiated_escaping():
     assert b"mysql_dotted{" in body and b"the_label=" in body  # underscores escaping applied
     assert b'state="say \\"hi\\"\\n"' in body
 
+
+
+def test_reuse_replaced_by_another_thread_meanwhile_leaves_no_bytes_behind():
+    # Two targets sharing an interner build the same key at once: the one storing last must
+    # forget what the first stored, or bytes stay keyed by the id() of families nobody holds.
+    interner = FamilyInterner(per_scrape=False)
+    first_rows = parse_status_rows({"a_size": "1"}.items())
+    second_rows = parse_status_rows({"a_size": "2"}.items())
+    content_type = "text/plain; version=0.0.4; charset=utf-8"
+
+    def build_first():
+        return [GaugeMetricFamily("first", "one", value=1.0)]
+
+    def build_second():
+        # Meanwhile another target's build of the same key lands (and is encoded).
+        families = interner.reuse("global_variables", first_rows, build_first)
+        encode(families, None, interner)
+        assert interner.encoded_by_id(content_type)
+        return [GaugeMetricFamily("second", "two", value=2.0)]
+
+    second = interner.reuse("global_variables", second_rows, build_second)
+    encode(second, None, interner)
+    assert set(interner.encoded_by_id(content_type)) == {id(family) for family in second}
