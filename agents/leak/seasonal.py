@@ -64,6 +64,12 @@ RATE_SPAN = 0.5
 # The buckets (3 h) whose day-over-day differences give a day-old leak's rate.
 RECENT_BUCKETS = 12
 WEEK_DAYS = 7
+# Days of buckets kept beyond the baseline's week: one for the daily mean of the same weekday a
+# week before, two more for the spread of the week-over-week differences (the margin of that comparison).
+EXTRA_DAYS = 3
+# The share of the cycle's amplitude a weekend busier or quieter than the one before moves its
+# daily mean by: the floor of the week-over-week noise, which a few days of differences may not show.
+WEEKEND_SHARE = 0.05
 # The quiet hours: where the earlier days' level is in this lowest share of its daily range.
 QUIET_SHARE = 0.1
 # The latest quiet buckets judged (an hour).
@@ -80,6 +86,11 @@ class DailyPattern:
     daily: dict[int, float]  # bucket index -> the mean of the day of buckets up to it
     noise: float  # robust spread of the day-over-day differences of the bucket means
     daily_noise: float  # the same of the daily means
+    # the same two of the week-over-week differences, once the history holds enough of them
+    # (None before): a weekly cycle cancels there, so they are what the week's comparison is against
+    week_noise: float | None = None
+    week_daily_noise: float | None = None
+    amplitude: float = 0.0  # half the range of a day's buckets (the median over the whole days)
 
     @property
     def per_day(self) -> int:
@@ -130,17 +141,17 @@ class DailyPattern:
             return None
         return median(found[1][-RECENT_BUCKETS:]) / (lag_days * DAY)
 
-    def quiet_lift(self, last: int) -> float | None:
+    def quiet_lift(self, last: int, lags: range = range(1, WEEK_DAYS + 1)) -> float | None:
         """How far the latest quiet buckets of the last day stand above the highest of the
-        earlier days at the same time (the median over QUIET_BUCKETS of them); None when
+        earlier days at the same time (those ``lags`` days before: the week's, or the same
+        weekday's a week before alone; the median over QUIET_BUCKETS of them); None when
         the earlier days do not cover most of the day.
 
         The quiet buckets are those where that highest earlier level is in the lowest
         QUIET_SHARE of its range over the day: the hours a busier day leaves alone."""
         highest: dict[int, float] = {}
         for i in range(last - self.per_day + 1, last + 1):
-            earlier = [self.means[j] for j in (i - k * self.per_day for k in range(1, WEEK_DAYS + 1))
-                       if j in self.means]
+            earlier = [self.means[j] for j in (i - k * self.per_day for k in lags) if j in self.means]
             if earlier and i in self.means:
                 highest[i] = max(earlier)
         if len(highest) < MIN_DAY_COVERAGE * self.per_day:
@@ -176,13 +187,37 @@ def daily_pattern(history: SeriesHistory, now: float) -> DailyPattern | None:
             total, count = total - means[leaving], count - 1
         if i - first + 1 >= per_day and count >= MIN_DAY_COVERAGE * per_day:
             daily[i] = total / count
-    differences = [mean - means[i - per_day] for i, mean in means.items() if i - per_day in means]
-    # the last half day is left out of the daily means' noise: a fresh leak must not raise its own bar
     recent = last - per_day // 2
-    daily_differences = [m - daily[i - per_day] for i, m in daily.items() if i - per_day in daily and i <= recent]
+    differences, daily_differences = _lag_differences(means, daily, per_day, recent)
     if len(differences) < per_day // 2 or len(daily_differences) < per_day // 4:
         return None
-    return DailyPattern(size, means, daily, _spread(differences), _spread(daily_differences))
+    # the week's buckets too end half a day back: there are few of them, and a leak would
+    # otherwise be much of them
+    week, week_daily = _lag_differences(means, daily, WEEK_DAYS * per_day, recent, recent)
+    if len(week) < per_day // 2 or len(week_daily) < per_day // 4:
+        week_noise = week_daily_noise = None
+    else:
+        week_noise, week_daily_noise = _spread(week), _spread(week_daily)
+    return DailyPattern(size, means, daily, _spread(differences), _spread(daily_differences),
+                        week_noise, week_daily_noise, _amplitude(means, per_day))
+
+
+def _amplitude(means: dict[int, float], per_day: int) -> float:
+    """Half the range of the buckets of a day, the median over the days mostly covered."""
+    days: dict[int, list[float]] = {}
+    for i, m in means.items():
+        days.setdefault(i // per_day, []).append(m)
+    ranges = [(max(v) - min(v)) / 2 for v in days.values() if len(v) >= MIN_DAY_COVERAGE * per_day]
+    return median(ranges) if ranges else 0.0
+
+
+def _lag_differences(means: dict[int, float], daily: dict[int, float], lag: int, daily_until: int,
+                     until: float = math.inf) -> tuple[list[float], list[float]]:
+    """The differences ``lag`` buckets apart of the bucket means up to bucket ``until``, and of
+    the daily means up to ``daily_until`` (half a day back: a fresh leak must not raise its own bar)."""
+    buckets = [m - means[i - lag] for i, m in means.items() if i - lag in means and i <= until]
+    days = [m - daily[i - lag] for i, m in daily.items() if i - lag in daily and i <= daily_until]
+    return buckets, days
 
 
 def cycles(pattern: DailyPattern, plain_noise: float) -> bool:
