@@ -341,12 +341,12 @@ class _Seasonal:
             trend = pattern.rate(last, lag)
             # a leak older than the lag: the differences are flat at its growth over the lag (a
             # leak the first week's quiet hours kept waiting is older than a day when confirmed)
-            rate = lagged_rate(pattern, last, lag)
+            rate, error = lagged_rate(pattern, last, lag)
             # a leak at the minimum rate is measured below it half the time: against the day
             # before it must not be below it by more than the rate's standard error.  Not against
             # the week before: its margin comes from a few days of differences, and a weekend
             # busier than the last lifts the daily mean without rising (measured: a false leak)
-            error = (pattern.rate_error(last, lag) or 0.0) if lag == 1 else 0.0
+            error = (error or 0.0) if lag == 1 else 0.0
             if trend is None or rate is None or (rate + error) * 3600 < series.min_rate_at(self.level):
                 continue
             return WindowVerdict(DAY, trend, True, True, True, REASON_UNEXPLAINED, rate, seasonal=True)
