@@ -48,7 +48,7 @@ like a daily cycle (``swings_daily``) is not confirmed at all until the comparis
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .history import SeriesHistory
 from .trend import Trend, estimate_trend, median, slope_standard_error
@@ -91,6 +91,8 @@ class DailyPattern:
     week_noise: float | None = None
     week_daily_noise: float | None = None
     amplitude: float = 0.0  # half the range of a day's buckets (the median over the whole days)
+    # ramp_rate's answers by the last bucket: a pattern serves the evaluations of a whole bucket
+    ramps: dict[int, tuple[float, float] | None] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def per_day(self) -> int:
@@ -246,6 +248,12 @@ def ramp_rate(pattern: DailyPattern, last: int) -> tuple[float, float] | None:
     (least squares).  It reads every bucket since the onset, where the slope of the last half
     day reads a few, and a day's cycle busier than the day before tilts those (measured: a
     leak at 16.8 MB/h read at 14.5 MB/h a day after its onset)."""
+    if last not in pattern.ramps:
+        pattern.ramps[last] = _fit_ramp(pattern, last)
+    return pattern.ramps[last]
+
+
+def _fit_ramp(pattern: DailyPattern, last: int) -> tuple[float, float] | None:
     per_day = pattern.per_day
     indices = [i for i in range(last - per_day + 1, last + 1) if i in pattern.means and i - per_day in pattern.means]
     if len(indices) < MIN_DAY_COVERAGE * per_day:
@@ -281,7 +289,8 @@ def seasonal_leak(history: SeriesHistory, now: float) -> tuple[float | None, flo
     history cannot say.  The rate and its error come from the same differences: the
     week-over-week ones where the history holds them (a weekly cycle cancels there, and on a
     series without one they measure the same leak), else the day-over-day ones."""
-    pattern = daily_pattern(history, now)
+    # the same pattern the assessment of this evaluation read (agents/leak/assessment.py)
+    pattern = history.memo(("daily_pattern", history.ended_buckets(now)), lambda: daily_pattern(history, now))
     if pattern is None:
         return None, None, None
     last = math.floor(now / pattern.bucket_seconds) - 1
