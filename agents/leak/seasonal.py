@@ -70,6 +70,8 @@ EXTRA_DAYS = 3
 # The share of the cycle's amplitude a weekend busier or quieter than the one before moves its
 # daily mean by: the floor of the week-over-week noise, which a few days of differences may not show.
 WEEKEND_SHARE = 0.05
+# Days of week-over-week differences the leak's rate is fitted to (ramp_rate).
+RAMP_WEEK_DAYS = 2
 # The quiet hours: where the earlier days' level is in this lowest share of its daily range.
 QUIET_SHARE = 0.1
 # The latest quiet buckets judged (an hour).
@@ -92,7 +94,7 @@ class DailyPattern:
     week_daily_noise: float | None = None
     amplitude: float = 0.0  # half the range of a day's buckets (the median over the whole days)
     # ramp_rate's answers by the last bucket: a pattern serves the evaluations of a whole bucket
-    ramps: dict[int, tuple[float, float] | None] = field(default_factory=dict, compare=False, repr=False)
+    ramps: dict[tuple[int, int], tuple[float, float] | None] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def per_day(self) -> int:
@@ -229,56 +231,65 @@ def cycles(pattern: DailyPattern, plain_noise: float) -> bool:
 
 def lagged_rate(pattern: DailyPattern, last: int, lag_days: int) -> tuple[float | None, float | None]:
     """The leak's rate from the differences ``lag_days`` apart, and its standard error (bytes
-    per second).  A day apart: the ramp fitted to the last day of them (``ramp_rate``).  A week
-    apart: their slope while the leak is younger than the lag, their level over the lag after
-    that (the larger)."""
-    if lag_days == 1:
-        found = ramp_rate(pattern, last)
-        if found is not None:
-            return found
+    per second): the ramp fitted to them (``ramp_rate``); where it cannot be, their slope over
+    the last half day or their level over the lag (the larger)."""
+    found = ramp_rate(pattern, last, lag_days)
+    if found is not None:
+        return found
     trend = pattern.rate(last, lag_days)
     rates = [r for r in (trend and trend.slope_per_second, pattern.day_over_day_rate(last, lag_days)) if r is not None]
     return (max(rates), pattern.rate_error(last, lag_days)) if rates else (None, None)
 
 
-def ramp_rate(pattern: DailyPattern, last: int) -> tuple[float, float] | None:
-    """(rate, standard error) of a leak from the day-over-day differences of the last day's
-    buckets: zero before its onset, then rising at its rate for a day, then flat at a day's
-    growth (``rate x clamp(t - onset, 0, a day)``), the onset searched over the last two days
-    (least squares).  It reads every bucket since the onset, where the slope of the last half
-    day reads a few, and a day's cycle busier than the day before tilts those (measured: a
-    leak at 16.8 MB/h read at 14.5 MB/h a day after its onset)."""
-    if last not in pattern.ramps:
-        pattern.ramps[last] = _fit_ramp(pattern, last)
-    return pattern.ramps[last]
+def ramp_rate(pattern: DailyPattern, last: int, lag_days: int = 1) -> tuple[float, float] | None:
+    """(rate, standard error) of a leak from the differences ``lag_days`` apart of the buckets
+    of the last day (a week apart: of the last RAMP_WEEK_DAYS days): zero before its onset,
+    then rising at its rate for the lag, then flat at the lag's growth
+    (``rate x clamp(t - onset, 0, lag)``), the onset searched from a day before those buckets
+    (least squares; a week apart, a leak older than that is a straight line).  It reads every
+    bucket since the onset, where the slope of the last half day reads a few, and a day's cycle
+    busier than the day before tilts those (measured: a leak at 16.8 MB/h read at 14.5 MB/h a
+    day after its onset, and week-over-week rates 20-33 % off a day after detection)."""
+    key = (last, lag_days)
+    if key not in pattern.ramps:
+        pattern.ramps[key] = _fit_ramp(pattern, last, lag_days)
+    return pattern.ramps[key]
 
 
-def _fit_ramp(pattern: DailyPattern, last: int) -> tuple[float, float] | None:
-    per_day = pattern.per_day
-    indices = [i for i in range(last - per_day + 1, last + 1) if i in pattern.means and i - per_day in pattern.means]
+def _fit_ramp(pattern: DailyPattern, last: int, lag_days: int) -> tuple[float, float] | None:
+    per_day, size = pattern.per_day, pattern.bucket_seconds
+    lag, span = lag_days * per_day, (1 if lag_days == 1 else RAMP_WEEK_DAYS) * per_day
+    indices = [i for i in range(last - span + 1, last + 1) if i in pattern.means and i - lag in pattern.means]
     if len(indices) < MIN_DAY_COVERAGE * per_day:
         return None
-    size = pattern.bucket_seconds
     times = [(i + 0.5) * size for i in indices]
-    differences = [pattern.means[i] - pattern.means[i - per_day] for i in indices]
+    differences = [pattern.means[i] - pattern.means[i - lag] for i in indices]
     best = None
-    for start in range(last - 2 * per_day, last - 3):
+    for start in range(last - span - per_day + 1, last - 3):
         onset = start * size
-        xs = [min(max(t - onset, 0.0), DAY) for t in times]
-        sxx = sum(x * x for x in xs)
-        if sxx <= 0:
-            continue
-        rate = sum(x * d for x, d in zip(xs, differences)) / sxx
-        residuals = [d - rate * x for x, d in zip(xs, differences)]
-        sse = sum(r * r for r in residuals)
-        if best is None or sse < best[0]:
-            best = (sse, rate, sxx, residuals)
+        best = _better(best, [min(max(t - onset, 0.0), lag_days * DAY) for t in times], differences, 0.0)
+    if lag_days > 1:  # older than the buckets read: a line
+        mean_t = sum(times) / len(times)
+        centred = [t - mean_t for t in times]
+        best = _better(best, centred, differences, sum(differences) / len(differences))
     if best is None:
         return None
     sse, rate, sxx, residuals = best
     lagged = sum(a * b for a, b in zip(residuals, residuals[1:]))
     rho = min(0.95, max(0.0, lagged / sse)) if sse > 0 else 0.0
     return rate, math.sqrt(sse / (len(residuals) - 2) / sxx * (1 + rho) / (1 - rho))
+
+
+def _better(best, xs: list[float], values: list[float], offset: float):
+    """The least-squares fit of ``values - offset`` by ``rate x xs`` if its error is below ``best``'s:
+    (error, rate, sum of xs squared, residuals)."""
+    sxx = sum(x * x for x in xs)
+    if sxx <= 0:
+        return best
+    rate = sum(x * (v - offset) for x, v in zip(xs, values)) / sxx
+    residuals = [v - offset - rate * x for x, v in zip(xs, values)]
+    sse = sum(r * r for r in residuals)
+    return (sse, rate, sxx, residuals) if best is None or sse < best[0] else best
 
 
 def seasonal_leak(history: SeriesHistory, now: float) -> tuple[float | None, float | None, float | None]:
