@@ -339,8 +339,8 @@ class _Seasonal:
             if excess is None or excess < self._margin(pattern, lag):
                 continue
             trend = pattern.rate(last, lag)
-            # a leak older than the lag: the differences are flat at its growth over the lag (a
-            # leak the first week's quiet hours kept waiting is older than a day when confirmed)
+            # the ramp fitted to the differences: it reads a leak older than the lag too (one the
+            # first week's quiet hours kept waiting is older than a day when confirmed)
             rate, error = lagged_rate(pattern, last, lag)
             # a leak at the minimum rate is measured below it half the time: against the day
             # before it must not be below it by more than the rate's standard error.  Not against

@@ -14,22 +14,32 @@ daily mean moves from one day to the next on its own (``noise_margin_factor`` ti
 spread of the day-over-day differences over the history, of the daily means or of the buckets,
 whichever is larger: a rolling mean straddles two days, and a day busier than the one before
 moves it; never less than the series' ``min_growth_bytes``), and the level keeps rising against
-yesterday: the slope of the day-over-day difference over the last 12 hours, the leak's rate, is
-above the series' minimum rate.  A leak of rate r lifts the daily mean by r x t^2 / 2 days in
-its first t hours, and a full day's leak lifts it by r x 24 h.  A weekly cycle's busy days after a
-quiet weekend lift the daily mean too, but not above the weekdays before the weekend: the
-highest of seven days is the reference (in an agent's first week it cannot be).
+yesterday: the leak's rate (``ramp_rate``: a ramp fitted to the day-over-day differences of the
+last day's buckets, zero before an onset searched over two days, then rising, flat once the leak
+is a day old) is above the series' minimum rate, or under it by less than its standard error (a
+leak at exactly the minimum rate is measured below it half the time).  A leak of rate r lifts
+the daily mean by r x t^2 / 2 days in its first t hours, and a full day's leak lifts it by
+r x 24 h.  A weekly cycle's busy days after a quiet weekend lift the daily mean too, but not
+above the weekdays before the weekend: the highest of seven days is the reference (in an agent's
+first week it cannot be).
 
 Used only where the series cycles: the day-over-day differences of its buckets well under its
 plain noise (a series without a cycle gains nothing from it).  Pure math on the history's buckets.
 
 Weekly cycles.  A quiet weekend's daily mean is below the weekdays' before it, so a leak that
 starts on a Friday evening has to climb out of the weekend's dip before it passes the highest
-earlier day: days late.  Once the history holds the same time of day a week before (eight days
-of buckets: the history keeps a day beyond the baseline's week for this), the daily mean is also
-compared with that one day, the same weekday: a weekly cycle cancels there as a daily one
-cancels in the daily mean, and a leak lifts it by its growth since the onset.  Its rate is the
-slope of the week-over-week differences of the buckets (the leak is younger than a week).
+earlier day: days late.  Once the history holds the same time of day a week before, the daily
+mean is also compared with that one day, the same weekday: a weekly cycle cancels there as a
+daily one cancels in the daily mean, and a leak lifts it by its growth since the onset.  Its
+margin is ``noise_margin_factor`` times how much the week-over-week differences move on their
+own (of the daily means and of the buckets, up to half a day back), not the day-over-day ones,
+which hold every weekend's fall and rise (measured: 2-4x larger).  The history keeps three days
+of buckets beyond the baseline's week for this (EXTRA_DAYS): the same weekday a week before, and
+two days of week-over-week differences.  Those few days may hold no weekend, and a weekend
+busier than the one before moves its daily mean by a share of the cycle's amplitude (in the
+model, up to 13 %); so that noise is never taken as less than WEEKEND_SHARE of the amplitude
+(half a day's range).  Its rate is the ramp (or, for a leak older than the two days, the line)
+fitted to the week-over-week differences of the last two days, and must reach the minimum rate.
 
 An agent's first week.  Before a week is known a weekly cycle cannot be: a busy Monday after the
 quiet weekend the agent started in lifts the daily mean and sets new highs exactly like a leak
@@ -145,17 +155,17 @@ class DailyPattern:
             return None
         return median(found[1][-RECENT_BUCKETS:]) / (lag_days * DAY)
 
-    def quiet_lift(self, last: int, lags: range = range(1, WEEK_DAYS + 1)) -> float | None:
+    def quiet_lift(self, last: int) -> float | None:
         """How far the latest quiet buckets of the last day stand above the highest of the
-        earlier days at the same time (those ``lags`` days before: the week's, or the same
-        weekday's a week before alone; the median over QUIET_BUCKETS of them); None when
+        earlier days at the same time (the median over QUIET_BUCKETS of them); None when
         the earlier days do not cover most of the day.
 
         The quiet buckets are those where that highest earlier level is in the lowest
         QUIET_SHARE of its range over the day: the hours a busier day leaves alone."""
         highest: dict[int, float] = {}
         for i in range(last - self.per_day + 1, last + 1):
-            earlier = [self.means[j] for j in (i - k * self.per_day for k in lags) if j in self.means]
+            earlier = [self.means[j] for j in (i - k * self.per_day for k in range(1, WEEK_DAYS + 1))
+                       if j in self.means]
             if earlier and i in self.means:
                 highest[i] = max(earlier)
         if len(highest) < MIN_DAY_COVERAGE * self.per_day:
