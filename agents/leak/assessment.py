@@ -320,9 +320,11 @@ class _Seasonal:
         # cycle cancels, while the day-over-day ones hold every weekend's fall and rise
         noise = max(pattern.daily_noise, pattern.noise)
         if lag == WEEK_DAYS and pattern.week_noise is not None and pattern.week_daily_noise is not None:
-            # a few days of them may hold no weekend: how far a weekend busier than the last
-            # moves its daily mean is then a share of the cycle's amplitude (seasonal.py)
-            noise = max(pattern.week_daily_noise, pattern.week_noise, WEEKEND_SHARE * pattern.amplitude)
+            # a few days of them may hold no weekend, nor a day busier than the rest: how far a
+            # weekend busier than the last moves its daily mean is a share of the cycle's
+            # amplitude, and a weekly cycle at most doubles the day-over-day spread (seasonal.py)
+            noise = max(pattern.week_daily_noise, pattern.week_noise, WEEKEND_SHARE * pattern.amplitude,
+                        pattern.daily_noise / 2)
         return max(self.series.min_growth_bytes, self.config.noise_margin_factor * noise)
 
     def judge(self, baseline: Baseline | None) -> WindowVerdict | None:
