@@ -38,7 +38,8 @@ of buckets beyond the baseline's week for this (EXTRA_DAYS): the same weekday a 
 two days of week-over-week differences.  Those few days may hold no weekend, and a weekend
 busier than the one before moves its daily mean by a share of the cycle's amplitude (in the
 model, up to 13 %); so that noise is never taken as less than WEEKEND_SHARE of the amplitude
-(half a day's range).  Its rate is the ramp (or, for a leak older than the two days, the line)
+(half a day's range), nor than half the day-over-day spread of the daily means (a weekly cycle
+at most doubles that; the few days may hold no day busier than the rest).  Its rate is the ramp (or, for a leak older than the two days, the line)
 fitted to the week-over-week differences of the last two days, and must reach the minimum rate.
 
 An agent's first week.  Before a week is known a weekly cycle cannot be: a busy Monday after the
