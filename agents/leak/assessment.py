@@ -36,7 +36,7 @@ from .trend import (
     theil_sen_slope,
 )
 from .seasonal import (
-    DAY, WEEK_DAYS, DailyPattern, cycles, daily_pattern, lagged_rate, swings_daily,
+    DAY, WEEK_DAYS, WEEKEND_SHARE, DailyPattern, cycles, daily_pattern, lagged_rate, swings_daily,
 )
 from .warmup import TWO_STAGE_POINTS, Anchor, WarmupCurve, find_restart, fit_warmup
 
@@ -313,11 +313,19 @@ class _Seasonal:
                                           lambda: daily_pattern(history, now)),)
         return self._pattern[0]
 
-    def _margin(self, pattern: DailyPattern) -> float:
+    def _margin(self, pattern: DailyPattern, lag: int = 1) -> float:
         # the daily means of a few days are smooth and few: their spread alone understates how far a
-        # busier day moves them; the buckets' day-over-day spread is the floor
-        return max(self.series.min_growth_bytes,
-                   self.config.noise_margin_factor * max(pattern.daily_noise, pattern.noise))
+        # busier day moves them; the buckets' day-over-day spread is the floor.  The week's
+        # comparison is against the week-over-week spreads once they are known: there a weekly
+        # cycle cancels, while the day-over-day ones hold every weekend's fall and rise
+        noise = max(pattern.daily_noise, pattern.noise)
+        if lag == WEEK_DAYS and pattern.week_noise is not None and pattern.week_daily_noise is not None:
+            # a few days of them may hold no weekend, nor a day busier than the rest: how far a
+            # weekend busier than the last moves its daily mean is a share of the cycle's
+            # amplitude, and a weekly cycle at most doubles the day-over-day spread (seasonal.py)
+            noise = max(pattern.week_daily_noise, pattern.week_noise, WEEKEND_SHARE * pattern.amplitude,
+                        pattern.daily_noise / 2)
+        return max(self.series.min_growth_bytes, self.config.noise_margin_factor * noise)
 
     def judge(self, baseline: Baseline | None) -> WindowVerdict | None:
         """The verdict when the daily mean's growth is a leak (agents/leak/seasonal.py): above
@@ -329,15 +337,19 @@ class _Seasonal:
         if pattern is None or not cycles(pattern, baseline.noise):
             return None
         last = math.floor(self.now / pattern.bucket_seconds) - 1
-        margin = self._margin(pattern)
         for excess, lag in ((pattern.excess(last), 1), (pattern.week_excess(last), WEEK_DAYS)):
-            if excess is None or excess < margin:
+            if excess is None or excess < self._margin(pattern, lag):
                 continue
             trend = pattern.rate(last, lag)
-            # a leak older than the lag: the differences are flat at its growth over the lag (a
-            # leak the first week's quiet hours kept waiting is older than a day when confirmed)
-            rate = lagged_rate(pattern, last, lag)
-            if trend is None or rate is None or rate * 3600 < series.min_rate_at(self.level):
+            # the ramp fitted to the differences: it reads a leak older than the lag too (one the
+            # first week's quiet hours kept waiting is older than a day when confirmed)
+            rate, error = lagged_rate(pattern, last, lag)
+            # a leak at the minimum rate is measured below it half the time: against the day
+            # before it must not be below it by more than the rate's standard error.  Not against
+            # the week before: its margin comes from a few days of differences, and a weekend
+            # busier than the last lifts the daily mean without rising (measured: a false leak)
+            error = (error or 0.0) if lag == 1 else 0.0
+            if trend is None or rate is None or (rate + error) * 3600 < series.min_rate_at(self.level):
                 continue
             return WindowVerdict(DAY, trend, True, True, True, REASON_UNEXPLAINED, rate, seasonal=True)
         return None

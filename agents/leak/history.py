@@ -5,8 +5,9 @@ Two tiers keep memory and the state file small whatever the sampling rate:
   as long as the longest trend window; the median already shrugs off single odd samples;
 - buckets: min / max / mean per ``baseline_bucket_seconds`` (15 minutes), for the whole
   baseline (a week by default), enough to know the series' normal range and its high-water mark,
-  plus ``extra_seconds`` more that only the seasonal judgement reads (a day: the daily mean of
-  the same day a week before, agents/leak/seasonal.py); the baseline never reads them.
+  plus ``extra_seconds`` more that only the seasonal judgement reads (three days: the daily mean
+  of the same day a week before and the spread of such week-over-week differences,
+  agents/leak/seasonal.py); the baseline never reads them.
 """
 
 from __future__ import annotations

@@ -14,22 +14,33 @@ daily mean moves from one day to the next on its own (``noise_margin_factor`` ti
 spread of the day-over-day differences over the history, of the daily means or of the buckets,
 whichever is larger: a rolling mean straddles two days, and a day busier than the one before
 moves it; never less than the series' ``min_growth_bytes``), and the level keeps rising against
-yesterday: the slope of the day-over-day difference over the last 12 hours, the leak's rate, is
-above the series' minimum rate.  A leak of rate r lifts the daily mean by r x t^2 / 2 days in
-its first t hours, and a full day's leak lifts it by r x 24 h.  A weekly cycle's busy days after a
-quiet weekend lift the daily mean too, but not above the weekdays before the weekend: the
-highest of seven days is the reference (in an agent's first week it cannot be).
+yesterday: the leak's rate (``ramp_rate``: a ramp fitted to the day-over-day differences of the
+last day's buckets, zero before an onset searched over two days, then rising, flat once the leak
+is a day old) is above the series' minimum rate, or under it by less than its standard error (a
+leak at exactly the minimum rate is measured below it half the time).  A leak of rate r lifts
+the daily mean by r x t^2 / 2 days in its first t hours, and a full day's leak lifts it by
+r x 24 h.  A weekly cycle's busy days after a quiet weekend lift the daily mean too, but not
+above the weekdays before the weekend: the highest of seven days is the reference (in an agent's
+first week it cannot be).
 
 Used only where the series cycles: the day-over-day differences of its buckets well under its
 plain noise (a series without a cycle gains nothing from it).  Pure math on the history's buckets.
 
 Weekly cycles.  A quiet weekend's daily mean is below the weekdays' before it, so a leak that
 starts on a Friday evening has to climb out of the weekend's dip before it passes the highest
-earlier day: days late.  Once the history holds the same time of day a week before (eight days
-of buckets: the history keeps a day beyond the baseline's week for this), the daily mean is also
-compared with that one day, the same weekday: a weekly cycle cancels there as a daily one
-cancels in the daily mean, and a leak lifts it by its growth since the onset.  Its rate is the
-slope of the week-over-week differences of the buckets (the leak is younger than a week).
+earlier day: days late.  Once the history holds the same time of day a week before, the daily
+mean is also compared with that one day, the same weekday: a weekly cycle cancels there as a
+daily one cancels in the daily mean, and a leak lifts it by its growth since the onset.  Its
+margin is ``noise_margin_factor`` times how much the week-over-week differences move on their
+own (of the daily means and of the buckets, up to half a day back), not the day-over-day ones,
+which hold every weekend's fall and rise (measured: 2-4x larger).  The history keeps three days
+of buckets beyond the baseline's week for this (EXTRA_DAYS): the same weekday a week before, and
+two days of week-over-week differences.  Those few days may hold no weekend, and a weekend
+busier than the one before moves its daily mean by a share of the cycle's amplitude (in the
+model, up to 13 %); so that noise is never taken as less than WEEKEND_SHARE of the amplitude
+(half a day's range), nor than half the day-over-day spread of the daily means (a weekly cycle
+at most doubles that; the few days may hold no day busier than the rest).  Its rate is the ramp (or, for a leak older than the two days, the line)
+fitted to the week-over-week differences of the last two days, and must reach the minimum rate.
 
 An agent's first week.  Before a week is known a weekly cycle cannot be: a busy Monday after the
 quiet weekend the agent started in lifts the daily mean and sets new highs exactly like a leak
@@ -48,7 +59,7 @@ like a daily cycle (``swings_daily``) is not confirmed at all until the comparis
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .history import SeriesHistory
 from .trend import Trend, estimate_trend, median, slope_standard_error
@@ -64,6 +75,14 @@ RATE_SPAN = 0.5
 # The buckets (3 h) whose day-over-day differences give a day-old leak's rate.
 RECENT_BUCKETS = 12
 WEEK_DAYS = 7
+# Days of buckets kept beyond the baseline's week: one for the daily mean of the same weekday a
+# week before, two more for the spread of the week-over-week differences (the margin of that comparison).
+EXTRA_DAYS = 3
+# The share of the cycle's amplitude a weekend busier or quieter than the one before moves its
+# daily mean by: the floor of the week-over-week noise, which a few days of differences may not show.
+WEEKEND_SHARE = 0.05
+# Days of week-over-week differences the leak's rate is fitted to (ramp_rate).
+RAMP_WEEK_DAYS = 2
 # The quiet hours: where the earlier days' level is in this lowest share of its daily range.
 QUIET_SHARE = 0.1
 # The latest quiet buckets judged (an hour).
@@ -80,6 +99,13 @@ class DailyPattern:
     daily: dict[int, float]  # bucket index -> the mean of the day of buckets up to it
     noise: float  # robust spread of the day-over-day differences of the bucket means
     daily_noise: float  # the same of the daily means
+    # the same two of the week-over-week differences, once the history holds enough of them
+    # (None before): a weekly cycle cancels there, so they are what the week's comparison is against
+    week_noise: float | None = None
+    week_daily_noise: float | None = None
+    amplitude: float = 0.0  # half the range of a day's buckets (the median over the whole days)
+    # ramp_rate's answers by the last bucket: a pattern serves the evaluations of a whole bucket
+    ramps: dict[tuple[int, int], tuple[float, float] | None] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def per_day(self) -> int:
@@ -176,13 +202,37 @@ def daily_pattern(history: SeriesHistory, now: float) -> DailyPattern | None:
             total, count = total - means[leaving], count - 1
         if i - first + 1 >= per_day and count >= MIN_DAY_COVERAGE * per_day:
             daily[i] = total / count
-    differences = [mean - means[i - per_day] for i, mean in means.items() if i - per_day in means]
-    # the last half day is left out of the daily means' noise: a fresh leak must not raise its own bar
     recent = last - per_day // 2
-    daily_differences = [m - daily[i - per_day] for i, m in daily.items() if i - per_day in daily and i <= recent]
+    differences, daily_differences = _lag_differences(means, daily, per_day, recent)
     if len(differences) < per_day // 2 or len(daily_differences) < per_day // 4:
         return None
-    return DailyPattern(size, means, daily, _spread(differences), _spread(daily_differences))
+    # the week's buckets too end half a day back: there are few of them, and a leak would
+    # otherwise be much of them
+    week, week_daily = _lag_differences(means, daily, WEEK_DAYS * per_day, recent, recent)
+    if len(week) < per_day // 2 or len(week_daily) < per_day // 4:
+        week_noise = week_daily_noise = None
+    else:
+        week_noise, week_daily_noise = _spread(week), _spread(week_daily)
+    return DailyPattern(size, means, daily, _spread(differences), _spread(daily_differences),
+                        week_noise, week_daily_noise, _amplitude(means, per_day))
+
+
+def _amplitude(means: dict[int, float], per_day: int) -> float:
+    """Half the range of the buckets of a day, the median over the days mostly covered."""
+    days: dict[int, list[float]] = {}
+    for i, m in means.items():
+        days.setdefault(i // per_day, []).append(m)
+    ranges = [(max(v) - min(v)) / 2 for v in days.values() if len(v) >= MIN_DAY_COVERAGE * per_day]
+    return median(ranges) if ranges else 0.0
+
+
+def _lag_differences(means: dict[int, float], daily: dict[int, float], lag: int, daily_until: int,
+                     until: float = math.inf) -> tuple[list[float], list[float]]:
+    """The differences ``lag`` buckets apart of the bucket means up to bucket ``until``, and of
+    the daily means up to ``daily_until`` (half a day back: a fresh leak must not raise its own bar)."""
+    buckets = [m - means[i - lag] for i, m in means.items() if i - lag in means and i <= until]
+    days = [m - daily[i - lag] for i, m in daily.items() if i - lag in daily and i <= daily_until]
+    return buckets, days
 
 
 def cycles(pattern: DailyPattern, plain_noise: float) -> bool:
@@ -190,12 +240,67 @@ def cycles(pattern: DailyPattern, plain_noise: float) -> bool:
     return pattern.noise < CYCLE_SHARE * plain_noise
 
 
-def lagged_rate(pattern: DailyPattern, last: int, lag_days: int) -> float | None:
-    """The leak's rate from the differences ``lag_days`` apart: their slope while the leak is
-    younger than the lag, their level over the lag after that (the larger)."""
+def lagged_rate(pattern: DailyPattern, last: int, lag_days: int) -> tuple[float | None, float | None]:
+    """The leak's rate from the differences ``lag_days`` apart, and its standard error (bytes
+    per second): the ramp fitted to them (``ramp_rate``); where it cannot be, their slope over
+    the last half day or their level over the lag (the larger)."""
+    found = ramp_rate(pattern, last, lag_days)
+    if found is not None:
+        return found
     trend = pattern.rate(last, lag_days)
     rates = [r for r in (trend and trend.slope_per_second, pattern.day_over_day_rate(last, lag_days)) if r is not None]
-    return max(rates) if rates else None
+    return (max(rates), pattern.rate_error(last, lag_days)) if rates else (None, None)
+
+
+def ramp_rate(pattern: DailyPattern, last: int, lag_days: int = 1) -> tuple[float, float] | None:
+    """(rate, standard error) of a leak from the differences ``lag_days`` apart of the buckets
+    of the last day (a week apart: of the last RAMP_WEEK_DAYS days): zero before its onset,
+    then rising at its rate for the lag, then flat at the lag's growth
+    (``rate x clamp(t - onset, 0, lag)``), the onset searched from a day before those buckets
+    (least squares; a week apart, a leak older than that is a straight line).  It reads every
+    bucket since the onset, where the slope of the last half day reads a few, and a day's cycle
+    busier than the day before tilts those (measured: a leak at 16.8 MB/h read at 14.5 MB/h a
+    day after its onset, and week-over-week rates 20-33 % off a day after detection)."""
+    key = (last, lag_days)
+    if key not in pattern.ramps:
+        pattern.ramps[key] = _fit_ramp(pattern, last, lag_days)
+    return pattern.ramps[key]
+
+
+def _fit_ramp(pattern: DailyPattern, last: int, lag_days: int) -> tuple[float, float] | None:
+    per_day, size = pattern.per_day, pattern.bucket_seconds
+    lag, span = lag_days * per_day, (1 if lag_days == 1 else RAMP_WEEK_DAYS) * per_day
+    indices = [i for i in range(last - span + 1, last + 1) if i in pattern.means and i - lag in pattern.means]
+    if len(indices) < MIN_DAY_COVERAGE * per_day:
+        return None
+    times = [(i + 0.5) * size for i in indices]
+    differences = [pattern.means[i] - pattern.means[i - lag] for i in indices]
+    best = None
+    for start in range(last - span - per_day + 1, last - 3):
+        onset = start * size
+        best = _better(best, [min(max(t - onset, 0.0), lag_days * DAY) for t in times], differences, 0.0)
+    if lag_days > 1:  # older than the buckets read: a line
+        mean_t = sum(times) / len(times)
+        centred = [t - mean_t for t in times]
+        best = _better(best, centred, differences, sum(differences) / len(differences))
+    if best is None:
+        return None
+    sse, rate, sxx, residuals = best
+    lagged = sum(a * b for a, b in zip(residuals, residuals[1:]))
+    rho = min(0.95, max(0.0, lagged / sse)) if sse > 0 else 0.0
+    return rate, math.sqrt(sse / (len(residuals) - 2) / sxx * (1 + rho) / (1 - rho))
+
+
+def _better(best, xs: list[float], values: list[float], offset: float):
+    """The least-squares fit of ``values - offset`` by ``rate x xs`` if its error is below ``best``'s:
+    (error, rate, sum of xs squared, residuals)."""
+    sxx = sum(x * x for x in xs)
+    if sxx <= 0:
+        return best
+    rate = sum(x * (v - offset) for x, v in zip(xs, values)) / sxx
+    residuals = [v - offset - rate * x for x, v in zip(xs, values)]
+    sse = sum(r * r for r in residuals)
+    return (sse, rate, sxx, residuals) if best is None or sse < best[0] else best
 
 
 def seasonal_leak(history: SeriesHistory, now: float) -> tuple[float | None, float | None, float | None]:
@@ -206,7 +311,8 @@ def seasonal_leak(history: SeriesHistory, now: float) -> tuple[float | None, flo
     history cannot say.  The rate and its error come from the same differences: the
     week-over-week ones where the history holds them (a weekly cycle cancels there, and on a
     series without one they measure the same leak), else the day-over-day ones."""
-    pattern = daily_pattern(history, now)
+    # the same pattern the assessment of this evaluation read (agents/leak/assessment.py)
+    pattern = history.memo(("daily_pattern", history.ended_buckets(now)), lambda: daily_pattern(history, now))
     if pattern is None:
         return None, None, None
     last = math.floor(now / pattern.bucket_seconds) - 1
@@ -217,9 +323,9 @@ def seasonal_leak(history: SeriesHistory, now: float) -> tuple[float | None, flo
     if week is not None and weekly is not None and weekly.slope_per_second > 0:
         excess = week if excess is None else max(excess, week)
     for lag in (WEEK_DAYS, 1):
-        rate = lagged_rate(pattern, last, lag)
+        rate, error = lagged_rate(pattern, last, lag)
         if rate is not None:
-            return excess, rate, pattern.rate_error(last, lag)
+            return excess, rate, error
     return excess, None, None
 
 

@@ -30,7 +30,7 @@ from .config import LeakConfig, SeriesConfig
 from .history import SeriesHistory
 from .leak_end import growth_stopped
 from .leak_rate import LeakRate, rate_over_leak, recent_rate
-from .seasonal import DAY, seasonal_leak
+from .seasonal import DAY, EXTRA_DAYS, seasonal_leak
 from .young_climb import warming_up
 
 log = logging.getLogger(__name__)
@@ -88,8 +88,9 @@ class SeriesDetector:
             bins_kept=2 * config.longest_window + config.bin_seconds,
             bucket_seconds=config.baseline_bucket_seconds,
             baseline_seconds=config.baseline_seconds,
-            # a day more, for the daily mean of the same weekday a week before (agents/leak/seasonal.py)
-            extra_seconds=DAY,
+            # days more, for the daily mean of the same weekday a week before and how much the
+            # week-over-week differences vary (agents/leak/seasonal.py)
+            extra_seconds=EXTRA_DAYS * DAY,
         )
         self.state = OK
         self.since: float | None = None

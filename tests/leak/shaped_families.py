@@ -73,7 +73,9 @@ def _linear_leak(level: float, onset: float, rate: float):
 
 
 def _cycle_leak(seed: int, days: float, weekly: bool) -> Trace:
-    """A leak under a daily (and weekly) cycle, from a random time of day on the day before the last."""
+    """A leak under a daily (and weekly) cycle, from a random time of day three days before the
+    end: two days or more after the onset, so the forecast is judged a day after a detection
+    that took up to a day."""
     rng = random.Random(seed)
     times = grid(days, 30.0)
     series, level = _cycle_series(seed)
@@ -81,7 +83,7 @@ def _cycle_leak(seed: int, days: float, weekly: bool) -> Trace:
     per_day = sweep(seed, 0.5, 2.0, offset=2) * amplitude * level
     floor = series_config(series).min_rate_bytes_per_hour
     rate = max(per_day / 24, floor)
-    onset = (days - 2) * DAY + rng.uniform(0, 24) * HOUR
+    onset = (days - 3) * DAY + rng.uniform(0, 24) * HOUR
     cycled = _cycled(rng, times, level, amplitude, weekly)
     values = [v + max(0.0, t - onset) * rate / HOUR for t, v in zip(times, cycled)]
     limit = RSS_LIMIT if series == RSS else DICTIONARY_LIMIT
@@ -235,8 +237,8 @@ SHAPED_FAMILIES: tuple[Family, ...] = (
     Family("logistic-warmup", False, logistic_warmups),
     Family("small-cache", False, small_cache),
     Family("quantised", False, quantised),
-    Family("daily-cycle-leak", True, daily_cycle_leak, days=5.0, detect_within=24 * 3600),
-    Family("weekly-cycle-leak", True, weekly_cycle_leak, days=11.0, detect_within=24 * 3600),
+    Family("daily-cycle-leak", True, daily_cycle_leak, days=6.0, detect_within=24 * 3600),
+    Family("weekly-cycle-leak", True, weekly_cycle_leak, days=12.0, detect_within=24 * 3600),
     # the goal of a constant leak at the seed's rate, which is where these start
     Family("accelerating-leak", True, accelerating_leak, days=4.0, detect_within=1800),
     # from the first sample: a constant leak at the seed's rate is leaking when day one ends

@@ -39,13 +39,13 @@ def test_quiet_shapes_are_never_leaking(make, seed, days):
     assert first_leaking(trace) is None, trace.notes
 
 
-@pytest.mark.parametrize("make, seed, within", [
-    (shaped.small_cache_leak, 2, 24 * HOUR),  # 112 KB/h on 22 MB: under the absolute minimum rate
-    (shaped.daily_cycle_leak, 4, 24 * HOUR),  # 0.7x the cycle's amplitude a day, under a 50 % cycle
-    (shaped.accelerating_leak, 5, 1800),  # the seed's rate, doubling every 6 h
+@pytest.mark.parametrize("make, seed, within, days", [
+    (shaped.small_cache_leak, 2, 24 * HOUR, 5.0),  # 112 KB/h on 22 MB: under the absolute minimum rate
+    (shaped.daily_cycle_leak, 4, 24 * HOUR, 6.0),  # 0.7x the cycle's amplitude a day, under a 50 % cycle
+    (shaped.accelerating_leak, 5, 1800, 5.0),  # the seed's rate, doubling every 6 h
 ])
-def test_leaks_of_new_shapes_are_caught_in_time(make, seed, within):
-    trace = make(seed, 5.0)
+def test_leaks_of_new_shapes_are_caught_in_time(make, seed, within, days):
+    trace = make(seed, days)
     t = first_leaking(trace)
     assert t is not None and trace.onset <= t <= trace.onset + within, trace.notes
 
@@ -78,7 +78,7 @@ def fed_until_after_detection(trace, detector, hours: float) -> float:
 
 
 def test_a_leak_under_a_daily_cycle_serves_its_own_rate_not_the_cycles():
-    trace = shaped.daily_cycle_leak(4, 5.0)
+    trace = shaped.daily_cycle_leak(4, 6.0)
     detector, series = detector_for(trace)
     fed_until_after_detection(trace, detector, 6)
     assert detector.state == LEAKING
@@ -111,7 +111,7 @@ def test_a_busy_monday_in_the_agents_first_week_is_not_a_leak(seed):
 @pytest.mark.parametrize("seed", [1, 5])
 def test_a_leak_under_a_weekly_cycle_is_caught_within_a_day_and_not_before(seed):
     # seed 1 started on a Saturday and went leaking on its first Tuesday, before the leak
-    trace = shaped.weekly_cycle_leak(seed, 11.0)
+    trace = shaped.weekly_cycle_leak(seed, 12.0)
     detector, series = detector_for(trace)
     detected = band = None
     for t, value, aux in trace.rows():
