@@ -57,6 +57,9 @@ def find_restart(values: Sequence[float], drop_share: float, min_drop: float) ->
 TWO_STAGE_GAIN = 0.5
 # Points a curve of two stages needs (five parameters and the time constants' grid).
 TWO_STAGE_POINTS = 12
+# A logistic climb's delay from the start to its midpoint, in its time scales: a logistic from
+# 1 % of the climb at the start reaches its midpoint 4.6 time scales later.
+DELAY_SHARES = (0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0)
 
 
 @dataclass(frozen=True)
@@ -69,12 +72,27 @@ class WarmupCurve:
     misfit: float  # root mean square of the fit's residuals
     slow_tau: float = 0.0  # the second, slower stage, when there is one
     slow_depth: float = 0.0
+    # a logistic climb instead of the first stage: its midpoint this long after the start (the
+    # climb accelerates until then), ``tau`` its time scale; 0: an exponential approach
+    delay: float = 0.0
 
     def predict(self, t: float, aux: float | None = None) -> float:
-        value = self.level - self.depth * math.exp(-(t - self.start) / self.tau)
+        value = self.level - self.depth * _shape(t - self.start, self.tau, self.delay)
         if self.slow_depth:
             value -= self.slow_depth * math.exp(-(t - self.start) / self.slow_tau)
         return value + (self.per_unit * aux if aux is not None else 0.0)
+
+
+def _shape(since: float, tau: float, delay: float) -> float:
+    """How much of the climb is still to come ``since`` seconds after the start, 1 at the start:
+    an exponential approach (``delay`` 0), or a logistic curve whose midpoint is ``delay`` after
+    the start and whose time scale is ``tau``."""
+    if not delay:
+        return math.exp(-since / tau)
+    # 1 / (1 + e^x), kept finite however far from the midpoint
+    x = (since - delay) / tau
+    to_come = math.exp(-x) / (1.0 + math.exp(-x)) if x > 0 else 1.0 / (1.0 + math.exp(x))
+    return to_come * (1.0 + math.exp(-delay / tau))
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float] | None:
@@ -150,7 +168,10 @@ def _fit_warmup(times: tuple[float, ...], values: tuple[float, ...], aux: tuple[
     best = _refine(lambda log_tau: fit(math.exp(log_tau)), best, _neighbours(TAUS, i))
     two = _fit_two_stages(times, values, aux, start, max_per_unit, decays, returns_to)
     if two is not None and two[0] < TWO_STAGE_GAIN * best[0]:
-        return two[1]
+        best = two
+    logistic = _fit_logistic(times, values, aux, start, max_per_unit, returns_to)
+    if logistic is not None and logistic[0] < TWO_STAGE_GAIN * best[0]:
+        best = logistic
     return best[1]
 
 
@@ -212,6 +233,37 @@ def _fit_two_stages(times, values, aux, start: float, max_per_unit: float,
         best = _refine(lambda log_tau: fit(math.exp(log_tau), slow), best, _neighbours(grid, i))
         fast = best[1].tau
         best = _refine(lambda log_tau: fit(fast, math.exp(log_tau)), best, _neighbours(grid, j))
+    return best
+
+
+def _fit_logistic(times, values, aux, start: float, max_per_unit: float, returns_to: Anchor | None) -> Fit | None:
+    """The best logistic climb (midpoint after the start, positive depth): a coarse grid of
+    time scales and delays, then each refined in turn; None when none fits so."""
+    if len(times) < TWO_STAGE_POINTS:
+        return None
+
+    def fit(tau: float, delay: float) -> Fit | None:
+        shape = [_shape(t - start, tau, delay) for t in times]
+        fitted = _fit_one([shape], values, aux, max_per_unit, returns_to)
+        if fitted is None:
+            return None
+        (level, per_unit, minus_depth), sse = fitted
+        if minus_depth >= 0:
+            return None
+        return sse, WarmupCurve(start, tau, level, -minus_depth, per_unit, math.sqrt(sse / len(times)),
+                                delay=delay)
+
+    found = [(i, j, fit(tau, share * tau)) for i, tau in enumerate(TAUS) for j, share in enumerate(DELAY_SHARES)]
+    found = [item for item in found if item[2] is not None]
+    if not found:
+        return None
+    i, j, best = min(found, key=lambda item: item[2][0])
+    for _ in range(2):
+        share = best[1].delay / best[1].tau
+        best = _refine(lambda log_tau: fit(math.exp(log_tau), share * math.exp(log_tau)), best,
+                       _neighbours(TAUS, i))
+        tau = best[1].tau
+        best = _refine(lambda log_share: fit(tau, math.exp(log_share) * tau), best, _neighbours(DELAY_SHARES, j))
     return best
 
 
