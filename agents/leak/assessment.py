@@ -38,6 +38,7 @@ from .trend import (
 from .seasonal import (
     DAY, WEEK_DAYS, DailyPattern, cycles, daily_pattern, lagged_rate, swings_daily,
 )
+from .young_climb import climb_noise
 from .warmup import TWO_STAGE_POINTS, Anchor, WarmupCurve, find_restart, fit_warmup
 
 REASON_NONE = "none"
@@ -147,7 +148,7 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
         trend = estimate_trend(points.times, points.values, config.step_factor, series.resolution_bytes,
                                correct_above=config.significance_z,
                                autocorrelation=lambda: prior_autocorrelation(history, series, config, now, seconds))
-        baseline = history.baseline(now, seconds)
+        baseline = _climb_baseline(history, config, now, seconds)
         margin = _margin(baseline, series, config)
         growing = (trend.z >= config.significance_z and trend.rate_per_hour >= series.min_rate_at(level)
                    and trend.growth >= margin)
@@ -404,6 +405,16 @@ def _noise_factor(times: tuple[float, ...], values: tuple[float, ...], step_fact
     detector asks every minute: memoised on the points themselves."""
     trend = estimate_trend(times, values, step_factor, resolution, correct_above=float("inf"))
     return autocorrelation_factor(times, values, trend.slope_per_second)
+
+
+def _climb_baseline(history: SeriesHistory, config: LeakConfig, now: float, seconds: float) -> Baseline | None:
+    """The baseline before a window; where the history is one unbroken climb shaped like a leak
+    (agents/leak/young_climb.py), with its noise measured around a smooth fit, not a line."""
+    baseline = history.baseline(now, seconds)
+    if baseline is None:
+        return None
+    noise = climb_noise(history, now, seconds, config.baseline_seconds, config.significance_z)
+    return baseline if noise is None else dataclasses.replace(baseline, noise=noise)
 
 
 def _young_high(history: SeriesHistory) -> float:

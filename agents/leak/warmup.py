@@ -114,7 +114,7 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float] | None
     return solution
 
 
-def _least_squares(columns: list[list[float]], target: list[float]) -> tuple[list[float], float] | None:
+def least_squares(columns: list[list[float]], target: list[float]) -> tuple[list[float], float] | None:
     """Coefficients and sum of squared residuals of target ~ columns."""
     k = len(columns)
     matrix = [[sum(a * b for a, b in zip(columns[i], columns[j])) for j in range(k)] for i in range(k)]
@@ -291,7 +291,7 @@ def _fit_linear(decays: list[list[float]], values: Sequence[float], aux: Sequenc
     """_fit_one's least squares, with a constant level or none (then reported as 0)."""
     ones = [[1.0] * len(values)] if constant else []
     if aux is not None and max(aux) > min(aux):
-        solved = _least_squares([*ones, list(aux), *decays], list(values))
+        solved = least_squares([*ones, list(aux), *decays], list(values))
         per_unit = None if solved is None else solved[0][len(ones)]
         if per_unit is not None and 0.0 <= per_unit <= max_per_unit:
             coefficients, sse = solved
@@ -301,7 +301,7 @@ def _fit_linear(decays: list[list[float]], values: Sequence[float], aux: Sequenc
     else:
         per_unit = 0.0
     target = [v - per_unit * a for v, a in zip(values, aux)] if aux is not None and per_unit else list(values)
-    solved = _least_squares([*ones, *decays], target)
+    solved = least_squares([*ones, *decays], target)
     if solved is None:
         return None
     coefficients, sse = solved
