@@ -265,12 +265,12 @@ class _Warmup:
         first curve that explains the window."""
         max_per_unit = self.series.max_bytes_per_unit
         best = fit_warmup(since.times, since.values, since.aux, start, max_per_unit)
-        yield best
+        yield _settled(best, since.times[-1])
         if anchor is None:
             return
         returning = fit_warmup(since.times, since.values, since.aux, start, max_per_unit, anchor)
         if returning is not None and returning.misfit <= max(3 * best.misfit, margin / self.config.noise_margin_factor):
-            yield returning
+            yield _settled(returning, since.times[-1])
 
     def _beyond(self, curve: WarmupCurve, seconds: float, points: WindowPoints, since: WindowPoints,
                 before: WindowPoints, margin: float) -> tuple[WindowVerdict, float] | None:
@@ -377,6 +377,16 @@ def _level_before(overview: WindowPoints, restart: int) -> Anchor | None:
         return None
     top = max(before, key=lambda i: overview.values[i])
     return overview.values[top], overview.aux[top] if overview.aux is not None else None
+
+
+def _settled(curve: WarmupCurve | None, fitted_until: float) -> WarmupCurve | None:
+    """The curve, or None while it is a logistic climb not yet a time scale past its midpoint
+    when its points end: fitted to the accelerating part alone, where it will level off is barely
+    known, and a climb a fifth faster than the curve extrapolated two hours ahead would pass for
+    a leak (a 21-hour warm-up, 8 hours in)."""
+    if curve is None or not curve.delay or fitted_until >= curve.start + curve.delay + curve.tau:
+        return curve
+    return None
 
 
 def _beyond_curve(curve: WarmupCurve, points: WindowPoints) -> list[float] | None:
