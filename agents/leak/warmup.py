@@ -19,7 +19,12 @@ series stood before the restart, so a curve made to return there (``returns_to``
 fitted too, and the detector asks for growth beyond both.  Growth the curve does not
 predict -- the climb no longer slowing down, or a steady rise after the plateau -- is left
 over in the residuals; it is a leak when it keeps rising, significantly, above what the
-series' noise and the fit's own misfit allow.  Bytes per table are bounded to what tables
+series' noise and the fit's own misfit allow.  A large buffer pool warming over a day or more
+climbs slowly first, then faster, then levels off (a logistic curve): no exponential approach
+follows its first half, and its acceleration would pass for a leak.  So a logistic climb is
+fitted too, and kept when it fits clearly better; until a time scale past its midpoint, where
+it levels off is barely known from the points, and the detector judges nothing beyond it
+(agents/leak/assessment.py).  Bytes per table are bounded to what tables
 can plausibly cost, so a flat or wandering table count cannot soak up (or fake) the growth.
 
 Pure math on time-ordered points; no I/O.

@@ -21,9 +21,18 @@ while the series has climbed without a pause since the history began:
   first to the middle: an accelerating leak keeps it (``STEADY_ACCELERATION``), a warm-up's
   falls below it.  Over its first third a warm-up of three days cannot be told from a leak whose
   rate doubles every 6 hours (the log-rate's slope has fallen by under a tenth; measured: the
-  ratio is 0.83-0.98 at 24 h, 0.75-0.86 at 30 h on held-out seeds, 0.98-1.02 on the leaks), so an
-  accelerating leak from the first sample is confirmed only once its own shape says so, and a
-  warm-up is held as long as its acceleration fades.
+  ratio is 0.71-1.00 at 24-26 h on 12 seeds of 3-day warm-ups, one of them 0.99-1.00 from 24 to
+  26 h, and 0.96-1.08 on the leaks).  So the ratio must clear ``STEADY_ACCELERATION`` by
+  ``significance_z`` standard errors of the rates it comes from, each measured on the noise left
+  around a cubic through its third (the curvature is no noise), widened for that noise's
+  autocorrelation: the dictionary leaks clear it by 3.3-150 standard errors from 24 h (the
+  least: seed 8, doubling every 39 h), the RSS warm-ups, whose wander is a hundred times theirs,
+  by 2.0 at most.  An accelerating leak from the first sample is confirmed only once its own
+  shape says so, and a warm-up is held as long as its acceleration fades.
+
+Where the climb is shaped like a leak, its noise is measured around a cubic through the history
+(``climb_noise``), not around the baseline's straight line: the accelerating leak is then
+confirmed when day one ends, as a constant one is.
 
 A leak that starts after the series paused (any stretch without significant growth) is judged
 as before, whatever its shape.
