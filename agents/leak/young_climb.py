@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 
-from .history import SeriesHistory
+from .history import Bucket, SeriesHistory
 from .trend import mann_kendall_z, median, theil_sen_slope
 from .warmup import least_squares
 
@@ -76,8 +76,12 @@ def climb_noise(history: SeriesHistory, now: float, exclude_seconds: float, span
     margin it sets holds the leak back for hours."""
     if _shape(history, now, span_seconds, significance_z) != LEAK:
         return None
-    cutoff = now - exclude_seconds
-    buckets = [b for b in history.buckets if b.start + history.bucket_seconds <= cutoff]
+    ended = history.ended_buckets(now - exclude_seconds)
+    return history.memo(("climb_noise", ended), lambda: _noise(list(history.buckets)[:ended]))
+
+
+def _noise(buckets: list[Bucket]) -> float | None:
+    """climb_noise's scale of the buckets (None for fewer than a pause's worth)."""
     if len(buckets) < PAUSE_BUCKETS:
         return None
     means = [b.mean for b in buckets]
