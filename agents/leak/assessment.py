@@ -265,12 +265,12 @@ class _Warmup:
         first curve that explains the window."""
         max_per_unit = self.series.max_bytes_per_unit
         best = fit_warmup(since.times, since.values, since.aux, start, max_per_unit)
-        yield _settled(best, since.times[-1])
+        yield _settled(best, since, anchor)
         if anchor is None:
             return
         returning = fit_warmup(since.times, since.values, since.aux, start, max_per_unit, anchor)
         if returning is not None and returning.misfit <= max(3 * best.misfit, margin / self.config.noise_margin_factor):
-            yield _settled(returning, since.times[-1])
+            yield _settled(returning, since, anchor)
 
     def _beyond(self, curve: WarmupCurve, seconds: float, points: WindowPoints, since: WindowPoints,
                 before: WindowPoints, margin: float) -> tuple[WindowVerdict, float] | None:
@@ -370,23 +370,33 @@ class _Seasonal:
 
 def _level_before(overview: WindowPoints, restart: int) -> Anchor | None:
     """(value, table count) where the series stood before the restart's drop: the highest of
-    the few points before its lowest one (one of them may already hold part of the drop);
+    the five points before its lowest one (the lowest can come up to three points after the
+    first one below half, and the point before that may already hold part of the drop: with
+    three, a restart found at such a late point was anchored to the low level after it);
     None when the history does not reach back before the drop."""
-    before = range(max(0, restart - 3), restart)
+    before = range(max(0, restart - 5), restart)
     if not before:
         return None
     top = max(before, key=lambda i: overview.values[i])
     return overview.values[top], overview.aux[top] if overview.aux is not None else None
 
 
-def _settled(curve: WarmupCurve | None, fitted_until: float) -> WarmupCurve | None:
-    """The curve, or None while it is a logistic climb not yet a time scale past its midpoint
-    when its points end: fitted to the accelerating part alone, where it will level off is barely
-    known, and a climb a fifth faster than the curve extrapolated two hours ahead would pass for
-    a leak (a 21-hour warm-up, 8 hours in)."""
-    if curve is None or not curve.delay or fitted_until >= curve.start + curve.delay + curve.tau:
+# A logistic climb one time scale past its midpoint has done this share of its way.
+SETTLED_SHARE = 1 / (1 + math.exp(-1))
+
+
+def _settled(curve: WarmupCurve | None, since: WindowPoints, anchor: Anchor | None) -> WarmupCurve | None:
+    """The curve, or None while it is a logistic climb whose points have not come back
+    ``SETTLED_SHARE`` of the way from the restart's low to the level before it (None without
+    that level): fitted to the accelerating part alone, where it levels off is barely known --
+    not even its midpoint, so the curve's own cannot tell -- and a climb a fifth faster than the
+    curve extrapolated two hours ahead would pass for a leak (a 21-hour warm-up, 8 hours in)."""
+    if curve is None or not curve.delay:
         return curve
-    return None
+    if anchor is None or anchor[0] <= since.values[0]:
+        return None
+    done = (median(since.values[-3:]) - since.values[0]) / (anchor[0] - since.values[0])
+    return curve if done >= SETTLED_SHARE else None
 
 
 def _beyond_curve(curve: WarmupCurve, points: WindowPoints) -> list[float] | None:
