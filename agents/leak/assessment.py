@@ -38,6 +38,7 @@ from .trend import (
 from .seasonal import (
     DAY, WEEK_DAYS, WEEKEND_SHARE, DailyPattern, cycles, daily_pattern, lagged_rate, swings_daily,
 )
+from .young_climb import climb_noise
 from .warmup import TWO_STAGE_POINTS, Anchor, WarmupCurve, find_restart, fit_warmup
 
 REASON_NONE = "none"
@@ -147,7 +148,7 @@ def assess(history: SeriesHistory, series: SeriesConfig, config: LeakConfig, now
         trend = estimate_trend(points.times, points.values, config.step_factor, series.resolution_bytes,
                                correct_above=config.significance_z,
                                autocorrelation=lambda: prior_autocorrelation(history, series, config, now, seconds))
-        baseline = history.baseline(now, seconds)
+        baseline = _climb_baseline(history, config, now, seconds)
         margin = _margin(baseline, series, config)
         growing = (trend.z >= config.significance_z and trend.rate_per_hour >= series.min_rate_at(level)
                    and trend.growth >= margin)
@@ -264,12 +265,12 @@ class _Warmup:
         first curve that explains the window."""
         max_per_unit = self.series.max_bytes_per_unit
         best = fit_warmup(since.times, since.values, since.aux, start, max_per_unit)
-        yield best
+        yield _settled(best, since, anchor)
         if anchor is None:
             return
         returning = fit_warmup(since.times, since.values, since.aux, start, max_per_unit, anchor)
         if returning is not None and returning.misfit <= max(3 * best.misfit, margin / self.config.noise_margin_factor):
-            yield returning
+            yield _settled(returning, since, anchor)
 
     def _beyond(self, curve: WarmupCurve, seconds: float, points: WindowPoints, since: WindowPoints,
                 before: WindowPoints, margin: float) -> tuple[WindowVerdict, float] | None:
@@ -381,13 +382,33 @@ class _Seasonal:
 
 def _level_before(overview: WindowPoints, restart: int) -> Anchor | None:
     """(value, table count) where the series stood before the restart's drop: the highest of
-    the few points before its lowest one (one of them may already hold part of the drop);
+    the five points before its lowest one (the lowest can come up to three points after the
+    first one below half, and the point before that may already hold part of the drop: with
+    three, a restart found at such a late point was anchored to the low level after it);
     None when the history does not reach back before the drop."""
-    before = range(max(0, restart - 3), restart)
+    before = range(max(0, restart - 5), restart)
     if not before:
         return None
     top = max(before, key=lambda i: overview.values[i])
     return overview.values[top], overview.aux[top] if overview.aux is not None else None
+
+
+# A logistic climb one time scale past its midpoint has done this share of its way.
+SETTLED_SHARE = 1 / (1 + math.exp(-1))
+
+
+def _settled(curve: WarmupCurve | None, since: WindowPoints, anchor: Anchor | None) -> WarmupCurve | None:
+    """The curve, or None while it is a logistic climb whose points have not come back
+    ``SETTLED_SHARE`` of the way from the restart's low to the level before it (None without
+    that level): fitted to the accelerating part alone, where it levels off is barely known --
+    not even its midpoint, so the curve's own cannot tell -- and a climb a fifth faster than the
+    curve extrapolated two hours ahead would pass for a leak (a 21-hour warm-up, 8 hours in)."""
+    if curve is None or not curve.delay:
+        return curve
+    if anchor is None or anchor[0] <= since.values[0]:
+        return None
+    done = (median(since.values[-3:]) - since.values[0]) / (anchor[0] - since.values[0])
+    return curve if done >= SETTLED_SHARE else None
 
 
 def _beyond_curve(curve: WarmupCurve, points: WindowPoints) -> list[float] | None:
@@ -416,6 +437,16 @@ def _noise_factor(times: tuple[float, ...], values: tuple[float, ...], step_fact
     detector asks every minute: memoised on the points themselves."""
     trend = estimate_trend(times, values, step_factor, resolution, correct_above=float("inf"))
     return autocorrelation_factor(times, values, trend.slope_per_second)
+
+
+def _climb_baseline(history: SeriesHistory, config: LeakConfig, now: float, seconds: float) -> Baseline | None:
+    """The baseline before a window; where the history is one unbroken climb shaped like a leak
+    (agents/leak/young_climb.py), with its noise measured around a smooth fit, not a line."""
+    baseline = history.baseline(now, seconds)
+    if baseline is None:
+        return None
+    noise = climb_noise(history, now, seconds, config.baseline_seconds, config.significance_z)
+    return baseline if noise is None else dataclasses.replace(baseline, noise=noise)
 
 
 def _young_high(history: SeriesHistory) -> float:

@@ -19,7 +19,12 @@ series stood before the restart, so a curve made to return there (``returns_to``
 fitted too, and the detector asks for growth beyond both.  Growth the curve does not
 predict -- the climb no longer slowing down, or a steady rise after the plateau -- is left
 over in the residuals; it is a leak when it keeps rising, significantly, above what the
-series' noise and the fit's own misfit allow.  Bytes per table are bounded to what tables
+series' noise and the fit's own misfit allow.  A large buffer pool warming over a day or more
+climbs slowly first, then faster, then levels off (a logistic curve): no exponential approach
+follows its first half, and its acceleration would pass for a leak.  So a logistic climb is
+fitted too, and kept when it fits clearly better; until a time scale past its midpoint, where
+it levels off is barely known from the points, and the detector judges nothing beyond it
+(agents/leak/assessment.py).  Bytes per table are bounded to what tables
 can plausibly cost, so a flat or wandering table count cannot soak up (or fake) the growth.
 
 Pure math on time-ordered points; no I/O.
@@ -57,6 +62,9 @@ def find_restart(values: Sequence[float], drop_share: float, min_drop: float) ->
 TWO_STAGE_GAIN = 0.5
 # Points a curve of two stages needs (five parameters and the time constants' grid).
 TWO_STAGE_POINTS = 12
+# A logistic climb's delay from the start to its midpoint, in its time scales: a logistic from
+# 1 % of the climb at the start reaches its midpoint 4.6 time scales later.
+DELAY_SHARES = (0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0)
 
 
 @dataclass(frozen=True)
@@ -69,12 +77,27 @@ class WarmupCurve:
     misfit: float  # root mean square of the fit's residuals
     slow_tau: float = 0.0  # the second, slower stage, when there is one
     slow_depth: float = 0.0
+    # a logistic climb instead of the first stage: its midpoint this long after the start (the
+    # climb accelerates until then), ``tau`` its time scale; 0: an exponential approach
+    delay: float = 0.0
 
     def predict(self, t: float, aux: float | None = None) -> float:
-        value = self.level - self.depth * math.exp(-(t - self.start) / self.tau)
+        value = self.level - self.depth * _shape(t - self.start, self.tau, self.delay)
         if self.slow_depth:
             value -= self.slow_depth * math.exp(-(t - self.start) / self.slow_tau)
         return value + (self.per_unit * aux if aux is not None else 0.0)
+
+
+def _shape(since: float, tau: float, delay: float) -> float:
+    """How much of the climb is still to come ``since`` seconds after the start, 1 at the start:
+    an exponential approach (``delay`` 0), or a logistic curve whose midpoint is ``delay`` after
+    the start and whose time scale is ``tau``."""
+    if not delay:
+        return math.exp(-since / tau)
+    # 1 / (1 + e^x), kept finite however far from the midpoint
+    x = (since - delay) / tau
+    to_come = math.exp(-x) / (1.0 + math.exp(-x)) if x > 0 else 1.0 / (1.0 + math.exp(x))
+    return to_come * (1.0 + math.exp(-delay / tau))
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float] | None:
@@ -96,7 +119,7 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float] | None
     return solution
 
 
-def _least_squares(columns: list[list[float]], target: list[float]) -> tuple[list[float], float] | None:
+def least_squares(columns: list[list[float]], target: list[float]) -> tuple[list[float], float] | None:
     """Coefficients and sum of squared residuals of target ~ columns."""
     k = len(columns)
     matrix = [[sum(a * b for a, b in zip(columns[i], columns[j])) for j in range(k)] for i in range(k)]
@@ -150,7 +173,10 @@ def _fit_warmup(times: tuple[float, ...], values: tuple[float, ...], aux: tuple[
     best = _refine(lambda log_tau: fit(math.exp(log_tau)), best, _neighbours(TAUS, i))
     two = _fit_two_stages(times, values, aux, start, max_per_unit, decays, returns_to)
     if two is not None and two[0] < TWO_STAGE_GAIN * best[0]:
-        return two[1]
+        best = two
+    logistic = _fit_logistic(times, values, aux, start, max_per_unit, returns_to)
+    if logistic is not None and logistic[0] < TWO_STAGE_GAIN * best[0]:
+        best = logistic
     return best[1]
 
 
@@ -215,6 +241,37 @@ def _fit_two_stages(times, values, aux, start: float, max_per_unit: float,
     return best
 
 
+def _fit_logistic(times, values, aux, start: float, max_per_unit: float, returns_to: Anchor | None) -> Fit | None:
+    """The best logistic climb (midpoint after the start, positive depth): a coarse grid of
+    time scales and delays, then each refined in turn; None when none fits so."""
+    if len(times) < TWO_STAGE_POINTS:
+        return None
+
+    def fit(tau: float, delay: float) -> Fit | None:
+        shape = [_shape(t - start, tau, delay) for t in times]
+        fitted = _fit_one([shape], values, aux, max_per_unit, returns_to)
+        if fitted is None:
+            return None
+        (level, per_unit, minus_depth), sse = fitted
+        if minus_depth >= 0:
+            return None
+        return sse, WarmupCurve(start, tau, level, -minus_depth, per_unit, math.sqrt(sse / len(times)),
+                                delay=delay)
+
+    found = [(i, j, fit(tau, share * tau)) for i, tau in enumerate(TAUS) for j, share in enumerate(DELAY_SHARES)]
+    found = [item for item in found if item[2] is not None]
+    if not found:
+        return None
+    i, j, best = min(found, key=lambda item: item[2][0])
+    for _ in range(2):
+        share = best[1].delay / best[1].tau
+        best = _refine(lambda log_tau: fit(math.exp(log_tau), share * math.exp(log_tau)), best,
+                       _neighbours(TAUS, i))
+        tau = best[1].tau
+        best = _refine(lambda log_share: fit(tau, math.exp(log_share) * tau), best, _neighbours(DELAY_SHARES, j))
+    return best
+
+
 def _fit_one(decays: list[list[float]], values: Sequence[float], aux: Sequence[float] | None,
              max_per_unit: float, returns_to: Anchor | None = None) -> tuple[tuple[float, ...], float] | None:
     """Least squares of values ~ level + per_unit x aux + one coefficient per decay column:
@@ -239,7 +296,7 @@ def _fit_linear(decays: list[list[float]], values: Sequence[float], aux: Sequenc
     """_fit_one's least squares, with a constant level or none (then reported as 0)."""
     ones = [[1.0] * len(values)] if constant else []
     if aux is not None and max(aux) > min(aux):
-        solved = _least_squares([*ones, list(aux), *decays], list(values))
+        solved = least_squares([*ones, list(aux), *decays], list(values))
         per_unit = None if solved is None else solved[0][len(ones)]
         if per_unit is not None and 0.0 <= per_unit <= max_per_unit:
             coefficients, sse = solved
@@ -249,7 +306,7 @@ def _fit_linear(decays: list[list[float]], values: Sequence[float], aux: Sequenc
     else:
         per_unit = 0.0
     target = [v - per_unit * a for v, a in zip(values, aux)] if aux is not None and per_unit else list(values)
-    solved = _least_squares([*ones, *decays], target)
+    solved = least_squares([*ones, *decays], target)
     if solved is None:
         return None
     coefficients, sse = solved
