@@ -38,6 +38,9 @@ HEADER_MEMO_SIZE = 4096
 # and most of a sample's cost was its label.  Bounded: emptied when full (a family per table
 # with every collector on has ~10,000 such samples).
 PREFIX_MEMO_SIZE = 16384
+# Only short label values are kept (a command, a mode, a table name): a server's values can be long,
+# and the memo outlives the scrape, so it holds at most PREFIX_MEMO_SIZE x ~200 characters.
+PREFIX_MEMO_VALUE_CHARS = 128
 
 
 def plain_format(form: Format) -> tuple[str, str] | None:
@@ -87,7 +90,7 @@ def plain_body(family: Metric, form: tuple[str, str]) -> bytes | None:
         if not labels:
             append(f"{sample_name} {_value_text(sample.value)}\n")
             continue
-        if len(labels) == 1:
+        if len(labels) == 1 and len(next(iter(labels.values()))) <= PREFIX_MEMO_VALUE_CHARS:
             ((label, value),) = labels.items()
             key = (sample_name, label, value)
             prefix = prefixes.get(key)

@@ -106,3 +106,19 @@ def test_value_text_is_float_to_go_string(value):
     from mysql_snmp.agents.exporter.wire_format import go_float
 
     assert _value_text(value) == go_float(value) == floatToGoString(value)
+
+
+def test_long_label_values_are_written_but_not_kept_between_scrapes():
+    # The memo of one-label lines outlives the scrape: a server's long values must not stay in it.
+    from mysql_snmp.agents.exporter import sample_lines
+    from mysql_snmp.agents.exporter.metric_types import GaugeMetricFamily
+
+    long_value = "t" * (sample_lines.PREFIX_MEMO_VALUE_CHARS + 1)
+    family = GaugeMetricFamily("mysql_long_label", "help", labels=["table"])
+    family.add_metric([long_value], 1.0)
+    family.add_metric(["short"], 2.0)
+    body = sample_lines.plain_body(family, ("text", "underscores"))
+    assert f'mysql_long_label{{table="{long_value}"}} 1.0\n'.encode() in body
+    assert b'mysql_long_label{table="short"} 2.0\n' in body
+    kept = {key[2] for key in sample_lines._ONE_LABEL_PREFIXES}
+    assert "short" in kept and long_value not in kept
