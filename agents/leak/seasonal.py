@@ -104,6 +104,7 @@ class DailyPattern:
     week_noise: float | None = None
     week_daily_noise: float | None = None
     amplitude: float = 0.0  # half the range of a day's buckets (the median over the whole days)
+    within_day: float = 0.0  # how much the hours of a day differ in a way that repeats (_day_shape)
     # ramp_rate's answers by the last bucket: a pattern serves the evaluations of a whole bucket
     ramps: dict[tuple[int, int], tuple[float, float, float] | None] = field(default_factory=dict, compare=False, repr=False)
 
@@ -214,16 +215,31 @@ def daily_pattern(history: SeriesHistory, now: float) -> DailyPattern | None:
     else:
         week_noise, week_daily_noise = _spread(week), _spread(week_daily)
     return DailyPattern(size, means, daily, _spread(differences), _spread(daily_differences),
-                        week_noise, week_daily_noise, _amplitude(means, per_day))
+                        week_noise, week_daily_noise, *_day_shape(means, per_day))
 
 
-def _amplitude(means: dict[int, float], per_day: int) -> float:
-    """Half the range of the buckets of a day, the median over the days mostly covered."""
-    days: dict[int, list[float]] = {}
+def _day_shape(means: dict[int, float], per_day: int) -> tuple[float, float]:
+    """(half the range of the buckets of a day, the median over the days mostly covered; the
+    standard deviation over the hours of the day's profile).  The profile is, for each time of
+    day, the median over those days of how far the bucket stands from its day's median: a cycle
+    repeats there, while a wander, and a step at some hour of one day, are of one day and cancel."""
+    days: dict[int, dict[int, float]] = {}
     for i, m in means.items():
-        days.setdefault(i // per_day, []).append(m)
-    ranges = [(max(v) - min(v)) / 2 for v in days.values() if len(v) >= MIN_DAY_COVERAGE * per_day]
-    return median(ranges) if ranges else 0.0
+        days.setdefault(i // per_day, {})[i % per_day] = m
+    whole = [d for d in days.values() if len(d) >= MIN_DAY_COVERAGE * per_day]
+    if not whole:
+        return 0.0, 0.0
+    amplitude = median([(max(d.values()) - min(d.values())) / 2 for d in whole])
+    by_hour: dict[int, list[float]] = {}
+    for day in whole:
+        centre = median(list(day.values()))
+        for hour, m in day.items():
+            by_hour.setdefault(hour, []).append(m - centre)
+    profile = [median(v) for v in by_hour.values() if len(v) * 2 > len(whole)]
+    if len(profile) < 2:
+        return amplitude, 0.0
+    centre = sum(profile) / len(profile)
+    return amplitude, math.sqrt(sum((p - centre) ** 2 for p in profile) / len(profile))
 
 
 def _lag_differences(means: dict[int, float], daily: dict[int, float], lag: int, daily_until: int,
@@ -236,8 +252,13 @@ def _lag_differences(means: dict[int, float], daily: dict[int, float], lag: int,
 
 
 def cycles(pattern: DailyPattern, plain_noise: float) -> bool:
-    """The series follows a daily cycle: the same time of day varies much less than the series."""
-    return pattern.noise < CYCLE_SHARE * plain_noise
+    """The series follows a daily cycle: the same time of day varies much less than the series,
+    and much less than a day's hours differ among themselves.  The second is what a cycle is;
+    the first alone was passed by a series that steps up now and then (schema deployments): the
+    steps widen its plain noise, the hours of a day between them are the same wander as the
+    same hour a day apart, and a step then lifted the daily mean as a leak does (measured:
+    10 false leaks in 5 seeds x 30 days)."""
+    return pattern.noise < CYCLE_SHARE * min(plain_noise, pattern.within_day)
 
 
 def lagged_rate(pattern: DailyPattern, last: int, lag_days: int) -> tuple[float | None, float | None]:

@@ -7,8 +7,9 @@ import pytest
 from mysql_snmp.agents.leak.config import LeakConfig, series_config
 from mysql_snmp.agents.leak.forecast import forecast, forecast_band
 from mysql_snmp.agents.leak.series_detector import LEAKING, SeriesDetector
+from tests.leak import families
 from tests.leak import shaped_families as shaped
-from tests.leak.synthetic import HOUR
+from tests.leak.synthetic import DAY, HOUR
 
 
 def detector_for(trace):
@@ -145,3 +146,30 @@ def test_a_daily_swing_is_told_from_a_wander_and_from_a_climb():
     climb = [1e8 + 0.5 * t + rng.gauss(0, 2e5) for t in times]  # a leak since the first sample
     assert not swings_daily(times, climb)
     assert not swings_daily(times[:80], cycle[:80])  # less than a day
+
+
+@pytest.mark.parametrize("seed", [1, 2, 4])
+def test_steps_between_flat_days_are_no_daily_cycle(seed):
+    """A dictionary that steps up now and then (schema deployments) has a wide plain noise and a
+    narrow day-over-day one, as a cycle has; but its hours do not differ within a day in a way
+    that repeats, so it is not judged against a daily pattern (that route gave 10 false leaks in
+    5 seeds x 30 days)."""
+    from mysql_snmp.agents.leak.seasonal import cycles, daily_pattern
+
+    def patterns(trace):
+        """(pattern, plain noise) at the end of each day from the third on."""
+        config = LeakConfig(state_file=None)
+        history = SeriesDetector(trace.series, series_config(trace.series), config).history
+        found = []
+        for t, value, _ in trace.rows():
+            if t % 300 < 30:  # a sample every five minutes is plenty for 15-minute buckets
+                history.add(t, value)
+            if t % DAY < 30 and t >= 3 * DAY:
+                found.append((daily_pattern(history, t), history.baseline(t, config.longest_window).noise))
+        return found
+
+    stepped = patterns(families.steps_up(seed, 30.0))
+    # the trap: the steps widen the plain noise while the same hour a day apart moves much less
+    assert any(p.noise < 0.5 * noise for p, noise in stepped)
+    assert not any(cycles(p, noise) for p, noise in stepped)
+    assert all(cycles(p, noise) for p, noise in patterns(families.daily_cycle(seed, 10.0)))
