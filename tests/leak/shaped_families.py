@@ -68,6 +68,22 @@ def weekly_cycle(seed: int, days: float) -> Trace:
                  notes=f"{series} {level / MB:.0f} MB +- {amplitude:.0%} daily, quiet weekends")
 
 
+def cycle_steps(seed: int, days: float) -> Trace:
+    """Deployments on a cycling server: the daily cycle of weekly_cycle (every third seed with
+    quiet weekends), and 3-7 times the level steps up 1-10 % for good at any hour."""
+    rng = random.Random(seed)
+    times = grid(days, 30.0)
+    series, level = _cycle_series(seed)
+    amplitude = sweep(seed, 0.01, 0.5)
+    values = _cycled(rng, times, level, amplitude, weekly=seed % 3 == 0)
+    count = 3 + seed % 5
+    steps = sorted((rng.uniform(0.2, days) * DAY, rng.uniform(0.01, 0.1) * level) for _ in range(count))
+    values = [v + sum(size for at, size in steps if t >= at) for t, v in zip(times, values)]
+    return trace(f"cycle-steps/{seed}", series, times, values,
+                 notes=f"{series} {level / MB:.0f} MB +- {amplitude:.0%} daily, {count} steps of 1-10 %",
+                 extra={"steps": steps})
+
+
 def _linear_leak(level: float, onset: float, rate: float):
     return lambda t: level + max(0.0, t - onset) * rate / HOUR
 
@@ -234,6 +250,7 @@ def logistic_warmups(seed: int, days: float) -> Trace:
 
 SHAPED_FAMILIES: tuple[Family, ...] = (
     Family("weekly-cycle", False, weekly_cycle),
+    Family("cycle-steps", False, cycle_steps),
     Family("logistic-warmup", False, logistic_warmups),
     Family("small-cache", False, small_cache),
     Family("quantised", False, quantised),

@@ -160,6 +160,24 @@ def test_two_steps_a_day_apart_at_one_hour_are_no_daily_cycle():
     assert first_leaking(families.steps_up(9, 30.0), until=3.5 * DAY) is None
 
 
+@pytest.mark.parametrize("seed, since, until", [
+    # a 50 MB dictionary cycling +-7 % a day steps up 4.5 MB at 2.09 days: leaking at 2.74
+    (2, 0.0, 3.5),
+    # 8 GB of RSS cycling +-3 % steps up 672 MB at 9.26 days: leaking at 9.38; once the jump in
+    # the day-over-day differences counted for nothing, again at 10.26, when the step was a day
+    # old and every difference of the last day stood on it, flat as under a leak older than a day
+    (1, 6.0, 10.6),
+    # held-out: 300 MB cycling +-3 % with quiet weekends steps up 10 MB, then 15 MB a day and a
+    # half later; the Monday after, its daily mean stood above the Friday's before the first step
+    (6, 12.0, 16.0),
+])
+def test_a_deployment_on_a_cycling_server_is_no_leak(seed, since, until):
+    """A step up lifts the daily mean above every earlier day's as a leak does, and the
+    day-over-day differences (a jump, flat for a day, a jump back) passed for a leak's ramp."""
+    trace = shaped.cycle_steps(seed, 30.0)
+    assert first_leaking(trace, until=until * DAY, since=since * DAY) is None, trace.notes
+
+
 def test_a_day_without_a_restart_after_days_each_with_one_is_no_leak():
     """RSS restarting about daily (held-out seed 8 of the restart family): each earlier day held
     a restart and its warm-up, and the first day without one stood above them all, its
