@@ -109,7 +109,6 @@ class DailyPattern:
     within_day: float = 0.0  # how much the hours of a day differ in a way that repeats (_day_shape)
     # ramp_rate's answers by the last bucket: a pattern serves the evaluations of a whole bucket
     ramps: dict[tuple[int, int], tuple[float, float, float] | None] = field(default_factory=dict, compare=False, repr=False)
-    lagged: dict[tuple[int, int], "Lagged | None"] = field(default_factory=dict, compare=False, repr=False)
     # lag in days -> the means and daily means with the deployments' steps taken out (stepless)
     _stepless: dict[int, tuple[dict[int, float], dict[int, float]]] = field(default_factory=dict, compare=False, repr=False)
 
@@ -167,14 +166,6 @@ class DailyPattern:
             return None
         times = [(i + 0.5) * self.bucket_seconds for i in indices]
         return times, [means[i] - means[i - lag] for i in indices]
-
-    def lagged_differences(self, last: int, lag_days: int) -> "Lagged | None":
-        """The differences ``lag_days`` apart of the stepless buckets the ramp reads (the last
-        day; a week apart, the last RAMP_WEEK_DAYS); None where fewer than most are known."""
-        key = (last, lag_days)
-        if key not in self.lagged:
-            self.lagged[key] = _lagged(self, last, lag_days)
-        return self.lagged[key]
 
     def day_over_day_rate(self, last: int, lag_days: int = 1) -> float | None:
         """Bytes per second from how far the last RECENT_BUCKETS stand above the same time the day
@@ -324,21 +315,6 @@ def lagged_rate(pattern: DailyPattern, last: int, lag_days: int) -> tuple[float 
     return (max(rates), pattern.rate_error(last, lag_days)) if rates else (None, None)
 
 
-@dataclass(frozen=True)
-class Lagged:
-    """The differences ``lag_days`` apart of the stepless bucket means the ramp reads."""
-    times: list[float]
-    values: list[float]
-
-
-def _lagged(pattern: DailyPattern, last: int, lag_days: int) -> Lagged | None:
-    means, lag = pattern.stepless(lag_days)[0], lag_days * pattern.per_day
-    indices = [i for i in range(last - _ramp_span(pattern, lag_days) + 1, last + 1) if i in means and i - lag in means]
-    if len(indices) < MIN_DAY_COVERAGE * pattern.per_day:
-        return None
-    return Lagged([(i + 0.5) * pattern.bucket_seconds for i in indices], [means[i] - means[i - lag] for i in indices])
-
-
 # A jump in the day-over-day differences from one bucket to the next is a step (a deployment) when
 # it is this many times their typical change (trend.find_steps), and at least JUMP_FLOOR_SHARE of
 # their noise (taking out less changes no verdict).
@@ -399,11 +375,6 @@ def level_steps(pattern: DailyPattern, lag_days: int) -> list[tuple[int, float]]
     return list(steps.items())
 
 
-def _ramp_span(pattern: DailyPattern, lag_days: int) -> int:
-    """The buckets the ramp reads: a day of day-over-day differences, RAMP_WEEK_DAYS of week-over-week."""
-    return (1 if lag_days == 1 else RAMP_WEEK_DAYS) * pattern.per_day
-
-
 def ramp_rate(pattern: DailyPattern, last: int, lag_days: int = 1) -> tuple[float, float, float] | None:
     """(rate, standard error, seconds of growth the fit spans) of a leak from the differences ``lag_days`` apart of the buckets
     of the last day (a week apart: of the last RAMP_WEEK_DAYS days): zero before its onset,
@@ -420,14 +391,16 @@ def ramp_rate(pattern: DailyPattern, last: int, lag_days: int = 1) -> tuple[floa
 
 
 def _fit_ramp(pattern: DailyPattern, last: int, lag_days: int) -> tuple[float, float, float] | None:
-    span = _ramp_span(pattern, lag_days)
-    lagged = pattern.lagged_differences(last, lag_days)
-    if lagged is None:
+    per_day, size, means = pattern.per_day, pattern.bucket_seconds, pattern.stepless(lag_days)[0]
+    lag, span = lag_days * per_day, (1 if lag_days == 1 else RAMP_WEEK_DAYS) * per_day
+    indices = [i for i in range(last - span + 1, last + 1) if i in means and i - lag in means]
+    if len(indices) < MIN_DAY_COVERAGE * per_day:
         return None
-    times, differences = lagged.times, lagged.values
+    times = [(i + 0.5) * size for i in indices]
+    differences = [means[i] - means[i - lag] for i in indices]
     best = None
-    for start in range(last - span - pattern.per_day + 1, last - 3):
-        onset = start * pattern.bucket_seconds
+    for start in range(last - span - per_day + 1, last - 3):
+        onset = start * size
         best = _better(best, [min(max(t - onset, 0.0), lag_days * DAY) for t in times], differences, 0.0)
     if lag_days > 1:  # older than the buckets read: a line
         mean_t = sum(times) / len(times)
@@ -436,8 +409,8 @@ def _fit_ramp(pattern: DailyPattern, last: int, lag_days: int) -> tuple[float, f
     if best is None:
         return None
     sse, rate, sxx, residuals, extent = best
-    covariance = sum(a * b for a, b in zip(residuals, residuals[1:]))
-    rho = min(0.95, max(0.0, covariance / sse)) if sse > 0 else 0.0
+    lagged = sum(a * b for a, b in zip(residuals, residuals[1:]))
+    rho = min(0.95, max(0.0, lagged / sse)) if sse > 0 else 0.0
     return rate, math.sqrt(sse / (len(residuals) - 2) / sxx * (1 + rho) / (1 - rho)), extent
 
 
