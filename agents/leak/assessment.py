@@ -384,7 +384,10 @@ class _Seasonal:
             return not swings_daily(times, means)
         if not cycles(pattern, before.noise):
             return True
-        lift = pattern.quiet_lift(math.floor(self.now / pattern.bucket_seconds) - 1)
+        last = math.floor(self.now / pattern.bucket_seconds) - 1
+        if pattern.earlier_days_alike(last, self._margin(pattern)):
+            return True
+        lift = pattern.quiet_lift(last)
         # the whole seasonal margin: a busy Monday's quiet hours, at their edge, can stand above
         # a weekend's by half of it (measured), and a leak's lift there only grows
         return lift is not None and lift >= self._margin(pattern)

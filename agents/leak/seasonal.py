@@ -50,8 +50,13 @@ the busy hours and leaves the quiet ones (the night) where they were on the quie
 holds on to its memory when the load goes, so it lifts the quiet hours too.  So while the
 history is shorter than a week, growth on a cycling series is confirmed only once the latest
 quiet hours (the tenth of the day's range where the earlier days were lowest) also stand
-above every earlier day at the same time by the seasonal margin (``quiet_lift``).  A leak that
-starts after the quiet hours waits for the next ones: at most a day, usually less.  And a
+above every earlier day at the same time by the seasonal margin (``quiet_lift``), or once the
+earlier days are alike (``earlier_days_alike``): three or more of them whose daily means lie within the
+margin of each other.  Any three days in a row hold a weekday, and a weekend among them
+that moved its daily mean by less than the margin moves the next weekday's by less too, so a day
+above all of them by the margin is not the weekly cycle's busier day.  Without that, a leak that
+started just after the quiet hours waited for the next ones, a day later (measured: 27.3 h on
+a cycle whose amplitude drifts through the day, seed 3).  And a
 series with a day of history but not two (no day-over-day comparison yet) whose first day swung
 like a daily cycle (``swings_daily``) is not confirmed at all until the comparison exists.
 """
@@ -87,6 +92,9 @@ RAMP_WEEK_DAYS = 2
 QUIET_SHARE = 0.1
 # The latest quiet buckets judged (an hour).
 QUIET_BUCKETS = 4
+# Earlier days alike enough to rule out a weekend among them ("An agent's first week"): any three
+# days in a row hold a weekday.
+ALIKE_DAYS = 3
 # A first day swings like a daily cycle when one period of a day explains this share of its
 # variance (after its straight-line trend is taken out).
 SWING_SHARE = 0.7
@@ -175,6 +183,13 @@ class DailyPattern:
         if found is None:
             return None
         return median(found[1][-RECENT_BUCKETS:]) / (lag_days * DAY)
+
+    def earlier_days_alike(self, index: int, spread: float) -> bool:
+        """Whether at least ALIKE_DAYS earlier days are known at the time of bucket ``index`` and
+        their daily means (steps taken out) lie within ``spread`` of each other."""
+        daily = self.stepless(1)[1]
+        earlier = [daily[i] for i in (index - k * self.per_day for k in range(1, DAYS_BACK + 1)) if i in daily]
+        return len(earlier) >= ALIKE_DAYS and max(earlier) - min(earlier) < spread
 
     def quiet_lift(self, last: int) -> float | None:
         """How far the latest quiet buckets of the last day stand above the highest of the

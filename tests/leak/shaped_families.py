@@ -42,9 +42,12 @@ def _cycle_series(seed: int) -> tuple[str, float]:
     return DICTIONARY, sweep(seed, 50 * MB, 300 * MB, offset=3)
 
 
-def _cycled(rng: random.Random, times: list[float], level: float, amplitude: float, weekly: bool) -> list[float]:
+def _cycled(rng: random.Random, times: list[float], level: float, amplitude: float, weekly: bool,
+            smooth: bool = False) -> list[float]:
     """The level following the working day (each day's amplitude within +-10 %), with a
-    quieter weekend when ``weekly`` (two days at a third of the weekday's load), plus wander."""
+    quieter weekend when ``weekly`` (two days at a third of the weekday's load), plus wander.
+    The amplitude changes at midnight, or when ``smooth`` drifts from one day's to the next's
+    over the day (no jump anywhere: how a real day's load ends where the next begins)."""
     phase = rng.uniform(0, 2 * math.pi)
     week_start = rng.uniform(0, WEEK)  # where in the week the trace starts
     daily = [amplitude * rng.uniform(0.9, 1.1) for _ in range(int(times[-1] // DAY) + 2)]
@@ -54,7 +57,10 @@ def _cycled(rng: random.Random, times: list[float], level: float, amplitude: flo
         load = workload(t, phase)
         if weekly and ((t + week_start) % WEEK) >= 5 * DAY:
             load /= 3
-        values.append(level * (1 + daily[int(t // DAY)] * (2 * load - 1)) + w)
+        day, into = divmod(t / DAY, 1.0)
+        today = daily[int(day)]
+        swing = today + (daily[int(day) + 1] - today) * into if smooth else today
+        values.append(level * (1 + swing * (2 * load - 1)) + w)
     return values
 
 
@@ -88,7 +94,7 @@ def _linear_leak(level: float, onset: float, rate: float):
     return lambda t: level + max(0.0, t - onset) * rate / HOUR
 
 
-def _cycle_leak(seed: int, days: float, weekly: bool) -> Trace:
+def _cycle_leak(seed: int, days: float, weekly: bool, smooth: bool = False) -> Trace:
     """A leak under a daily (and weekly) cycle, from a random time of day three days before the
     end: two days or more after the onset, so the forecast is judged a day after a detection
     that took up to a day."""
@@ -100,10 +106,10 @@ def _cycle_leak(seed: int, days: float, weekly: bool) -> Trace:
     floor = series_config(series).min_rate_bytes_per_hour
     rate = max(per_day / 24, floor)
     onset = (days - 3) * DAY + rng.uniform(0, 24) * HOUR
-    cycled = _cycled(rng, times, level, amplitude, weekly)
+    cycled = _cycled(rng, times, level, amplitude, weekly, smooth)
     values = [v + max(0.0, t - onset) * rate / HOUR for t, v in zip(times, cycled)]
     limit = RSS_LIMIT if series == RSS else DICTIONARY_LIMIT
-    name = "weekly-cycle-leak" if weekly else "daily-cycle-leak"
+    name = "weekly-cycle-leak" if weekly else "smooth-cycle-leak" if smooth else "daily-cycle-leak"
     return trace(f"{name}/{seed}", series, times, values, onset=onset, rate_bytes_per_hour=rate, limit_bytes=limit,
                  expected_reason="unexplained",
                  notes=f"{series} {level / MB:.0f} MB +- {amplitude:.0%}, leak {rate * 24 / (amplitude * level):.1f}x "
@@ -113,6 +119,11 @@ def _cycle_leak(seed: int, days: float, weekly: bool) -> Trace:
 
 def daily_cycle_leak(seed: int, days: float) -> Trace:
     return _cycle_leak(seed, days, weekly=False)
+
+
+def smooth_cycle_leak(seed: int, days: float) -> Trace:
+    """daily_cycle_leak on a cycle whose amplitude drifts through the day instead of jumping at midnight."""
+    return _cycle_leak(seed, days, weekly=False, smooth=True)
 
 
 def weekly_cycle_leak(seed: int, days: float) -> Trace:
@@ -255,6 +266,7 @@ SHAPED_FAMILIES: tuple[Family, ...] = (
     Family("small-cache", False, small_cache),
     Family("quantised", False, quantised),
     Family("daily-cycle-leak", True, daily_cycle_leak, days=6.0, detect_within=24 * 3600),
+    Family("smooth-cycle-leak", True, smooth_cycle_leak, days=6.0, detect_within=24 * 3600),
     Family("weekly-cycle-leak", True, weekly_cycle_leak, days=12.0, detect_within=24 * 3600),
     # the goal of a constant leak at the seed's rate, which is where these start
     Family("accelerating-leak", True, accelerating_leak, days=4.0, detect_within=1800),

@@ -47,6 +47,8 @@ def test_quiet_shapes_are_never_leaking(make, seed, days):
 @pytest.mark.parametrize("make, seed, within, days", [
     (shaped.small_cache_leak, 2, 24 * HOUR, 5.0),  # 112 KB/h on 22 MB: under the absolute minimum rate
     (shaped.daily_cycle_leak, 4, 24 * HOUR, 6.0),  # 0.7x the cycle's amplitude a day, under a 50 % cycle
+    # started just after the quiet hours of the agent's first week: waited for the next ones (27.3 h)
+    (shaped.smooth_cycle_leak, 3, 24 * HOUR, 6.0),
     (shaped.accelerating_leak, 5, 1800, 5.0),  # the seed's rate, doubling every 6 h
 ])
 def test_leaks_of_new_shapes_are_caught_in_time(make, seed, within, days):
