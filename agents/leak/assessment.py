@@ -316,10 +316,11 @@ class _Seasonal:
 
     def _margin(self, pattern: DailyPattern, lag: int = 1) -> float:
         # the daily means of a few days are smooth and few: their spread alone understates how far a
-        # busier day moves them; the buckets' day-over-day spread is the floor.  The week's
+        # busier day moves them; the buckets' day-over-day spread is the floor, up to half a day
+        # back as the daily means' is, or a leak's own rise widens it (settled_noise).  The week's
         # comparison is against the week-over-week spreads once they are known: there a weekly
         # cycle cancels, while the day-over-day ones hold every weekend's fall and rise
-        noise = max(pattern.daily_noise, pattern.noise)
+        noise = max(pattern.daily_noise, pattern.settled_noise)
         if lag == WEEK_DAYS and pattern.week_noise is not None and pattern.week_daily_noise is not None:
             # a few days of them may hold no weekend, nor a day busier than the rest: how far a
             # weekend busier than the last moves its daily mean is a share of the cycle's

@@ -11,13 +11,14 @@ So the series' daily mean -- the mean of the 15-minute buckets of the 24 hours u
 rolling -- is compared with its value at the same moment on each of up to seven earlier days.
 Its excess over the highest of them is a leak when it clears a margin tied to how much that
 daily mean moves from one day to the next on its own (``noise_margin_factor`` times the robust
-spread of the day-over-day differences over the history, of the daily means or of the buckets,
-whichever is larger: a rolling mean straddles two days, and a day busier than the one before
-moves it; never less than the series' ``min_growth_bytes``), and the level keeps rising against
-yesterday: the leak's rate (``ramp_rate``: a ramp fitted to the day-over-day differences of the
-last day's buckets, zero before an onset searched over two days, then rising, flat once the leak
-is a day old) is above the series' minimum rate, or under it by less than its standard error (a
-leak at exactly the minimum rate is measured below it half the time).  A leak of rate r lifts
+spread of the day-over-day differences over the history up to half a day back, of the daily
+means or of the buckets, whichever is larger: a rolling mean straddles two days, and a day busier
+than the one before moves it; a fresh leak must not widen its own bar; never less than the
+series' ``min_growth_bytes``), and the level keeps rising against yesterday: the leak's rate
+(``ramp_rate``: a ramp fitted to the day-over-day differences of the last day's buckets, zero
+before an onset searched over two days, then rising, flat once the leak is a day old) is above
+the series' minimum rate, or under it by less than its standard error (a leak at exactly the
+minimum rate is measured below it half the time).  A leak of rate r lifts
 the daily mean by r x t^2 / 2 days in its first t hours, and a full day's leak lifts it by
 r x 24 h.  A weekly cycle's busy days after a quiet weekend lift the daily mean too, but not
 above the weekdays before the weekend: the highest of seven days is the reference (in an agent's
@@ -115,6 +116,9 @@ class DailyPattern:
     week_daily_noise: float | None = None
     amplitude: float = 0.0  # half the range of a day's buckets (the median over the whole days)
     within_day: float = 0.0  # how much the hours of a day differ in a way that repeats (_day_shape)
+    # ``noise`` of the buckets up to half a day back, as daily_noise is: what growth is judged
+    # against, so a fresh leak does not raise its own bar (``noise`` where there are too few)
+    settled_noise: float = 0.0
     # ramp_rate's answers by the last bucket: a pattern serves the evaluations of a whole bucket
     ramps: dict[tuple[int, int], tuple[float, float, float] | None] = field(default_factory=dict, compare=False, repr=False)
     # lag in days -> the means and daily means with the deployments' steps taken out (stepless)
@@ -247,6 +251,9 @@ def daily_pattern(history: SeriesHistory, now: float) -> DailyPattern | None:
     differences, daily_differences = _lag_differences(means, daily, per_day, recent)
     if len(differences) < per_day // 2 or len(daily_differences) < per_day // 4:
         return None
+    settled = _lag_differences(means, daily, per_day, recent, recent)[0]
+    noise = _spread(differences)
+    settled_noise = _spread(settled) if len(settled) >= per_day // 2 else noise
     # the week's buckets too end half a day back: there are few of them, and a leak would
     # otherwise be much of them
     week, week_daily = _lag_differences(means, daily, WEEK_DAYS * per_day, recent, recent)
@@ -254,8 +261,8 @@ def daily_pattern(history: SeriesHistory, now: float) -> DailyPattern | None:
         week_noise = week_daily_noise = None
     else:
         week_noise, week_daily_noise = _spread(week), _spread(week_daily)
-    return DailyPattern(size, means, daily, _spread(differences), _spread(daily_differences),
-                        week_noise, week_daily_noise, *_day_shape(means, per_day))
+    return DailyPattern(size, means, daily, noise, _spread(daily_differences),
+                        week_noise, week_daily_noise, *_day_shape(means, per_day), settled_noise=settled_noise)
 
 
 def _day_shape(means: dict[int, float], per_day: int) -> tuple[float, float]:
