@@ -385,13 +385,13 @@ class _Seasonal:
             return not swings_daily(times, means)
         if not cycles(pattern, before.noise):
             return True
-        last = math.floor(self.now / pattern.bucket_seconds) - 1
-        if pattern.earlier_days_alike(last, self._margin(pattern)):
+        last, margin = math.floor(self.now / pattern.bucket_seconds) - 1, self._margin(pattern)
+        if pattern.earlier_days_alike(last, margin):
             return True
         lift = pattern.quiet_lift(last)
         # the whole seasonal margin: a busy Monday's quiet hours, at their edge, can stand above
         # a weekend's by half of it (measured), and a leak's lift there only grows
-        return lift is not None and lift >= self._margin(pattern)
+        return lift is not None and lift >= margin
 
 
 def _level_before(overview: WindowPoints, restart: int) -> Anchor | None:

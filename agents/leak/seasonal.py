@@ -145,7 +145,7 @@ class DailyPattern:
         """The daily mean up to bucket ``index`` over the highest at that time on earlier days
         (steps taken out)."""
         daily = self.stepless(1)[1]
-        earlier = [daily[i] for i in (index - k * self.per_day for k in range(1, DAYS_BACK + 1)) if i in daily]
+        earlier = self._earlier_daily_means(index)
         if index not in daily or not earlier:
             return None
         return daily[index] - max(earlier)
@@ -172,9 +172,16 @@ class DailyPattern:
 
     def _differences(self, last: int, lag_days: int = 1) -> tuple[list[float], list[float]] | None:
         """(mid-times, differences ``lag_days`` days apart) of the stepless buckets of the last RATE_SPAN days."""
-        means, span, lag = self.stepless(lag_days)[0], round(RATE_SPAN * self.per_day), lag_days * self.per_day
+        span = round(RATE_SPAN * self.per_day)
+        return self.lagged_differences(last, lag_days, span, max(5, span // 2))
+
+    def lagged_differences(self, last: int, lag_days: int, span: int,
+                           enough: float) -> tuple[list[float], list[float]] | None:
+        """(mid-times, differences ``lag_days`` days apart) of the stepless buckets of the ``span``
+        buckets up to ``last``; None where fewer than ``enough`` of them are known."""
+        means, lag = self.stepless(lag_days)[0], lag_days * self.per_day
         indices = [i for i in range(last - span + 1, last + 1) if i in means and i - lag in means]
-        if len(indices) < max(5, span // 2):
+        if len(indices) < enough:
             return None
         times = [(i + 0.5) * self.bucket_seconds for i in indices]
         return times, [means[i] - means[i - lag] for i in indices]
@@ -191,9 +198,13 @@ class DailyPattern:
     def earlier_days_alike(self, index: int, spread: float) -> bool:
         """Whether at least ALIKE_DAYS earlier days are known at the time of bucket ``index`` and
         their daily means (steps taken out) lie within ``spread`` of each other."""
-        daily = self.stepless(1)[1]
-        earlier = [daily[i] for i in (index - k * self.per_day for k in range(1, DAYS_BACK + 1)) if i in daily]
+        earlier = self._earlier_daily_means(index)
         return len(earlier) >= ALIKE_DAYS and max(earlier) - min(earlier) < spread
+
+    def _earlier_daily_means(self, index: int) -> list[float]:
+        """The stepless daily means at the time of bucket ``index`` on up to DAYS_BACK earlier days."""
+        daily = self.stepless(1)[1]
+        return [daily[i] for i in (index - k * self.per_day for k in range(1, DAYS_BACK + 1)) if i in daily]
 
     def quiet_lift(self, last: int) -> float | None:
         """How far the latest quiet buckets of the last day stand above the highest of the
@@ -413,13 +424,12 @@ def ramp_rate(pattern: DailyPattern, last: int, lag_days: int = 1) -> tuple[floa
 
 
 def _fit_ramp(pattern: DailyPattern, last: int, lag_days: int) -> tuple[float, float, float] | None:
-    per_day, size, means = pattern.per_day, pattern.bucket_seconds, pattern.stepless(lag_days)[0]
-    lag, span = lag_days * per_day, (1 if lag_days == 1 else RAMP_WEEK_DAYS) * per_day
-    indices = [i for i in range(last - span + 1, last + 1) if i in means and i - lag in means]
-    if len(indices) < MIN_DAY_COVERAGE * per_day:
+    per_day, size = pattern.per_day, pattern.bucket_seconds
+    span = (1 if lag_days == 1 else RAMP_WEEK_DAYS) * per_day
+    found = pattern.lagged_differences(last, lag_days, span, MIN_DAY_COVERAGE * per_day)
+    if found is None:
         return None
-    times = [(i + 0.5) * size for i in indices]
-    differences = [means[i] - means[i - lag] for i in indices]
+    times, differences = found
     best = None
     for start in range(last - span - per_day + 1, last - 3):
         onset = start * size
