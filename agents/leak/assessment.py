@@ -36,7 +36,8 @@ from .trend import (
     theil_sen_slope,
 )
 from .seasonal import (
-    DAY, WEEK_DAYS, WEEKEND_SHARE, DailyPattern, cycles, daily_pattern, lagged_rate, swings_daily,
+    DAY, WEEK_DAYS, WEEKEND_SHARE, DailyPattern, cycles, daily_pattern, lagged_rate, rises_within_days,
+    swings_daily,
 )
 from .young_climb import climb_noise
 from .warmup import TWO_STAGE_POINTS, Anchor, WarmupCurve, find_restart, fit_warmup
@@ -352,6 +353,9 @@ class _Seasonal:
             # busier than the last lifts the daily mean without rising (measured: a false leak)
             error = (error or 0.0) if lag == 1 else 0.0
             if trend is None or rate is None or (rate + error) * 3600 < series.min_rate_at(self.level):
+                continue
+            if lag == WEEK_DAYS and not rises_within_days(pattern, last, lag, rate):
+                # the same weekday a week before was a quieter day, not a leak's start
                 continue
             return WindowVerdict(DAY, trend, True, True, True, REASON_UNEXPLAINED, rate, seasonal=True)
         return None
