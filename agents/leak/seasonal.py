@@ -130,6 +130,8 @@ class DailyPattern:
     # ``noise`` of the buckets up to half a day back, as daily_noise is: what growth is judged
     # against, so a fresh leak does not raise its own bar (``noise`` where there are too few)
     settled_noise: float = 0.0
+    # time of day -> how far that bucket stands from its day's median, over the days (_profile)
+    profile: dict[int, float] = field(default_factory=dict, compare=False, repr=False)
     # ramp_rate's answers by the last bucket: a pattern serves the evaluations of a whole bucket
     ramps: dict[tuple[int, int], tuple[float, float, float] | None] = field(default_factory=dict, compare=False, repr=False)
     # lag in days -> the means and daily means with the deployments' steps taken out (stepless)
@@ -273,7 +275,7 @@ def daily_pattern(history: SeriesHistory, now: float) -> DailyPattern | None:
     differences, daily_differences = _lag_differences(means, daily, per_day, recent)
     if len(differences) < per_day // 2 or len(daily_differences) < per_day // 4:
         return None
-    settled = _lag_differences(means, daily, per_day, recent, recent)[0]
+    settled = _bucket_differences(means, per_day, recent)
     noise = _spread(differences)
     settled_noise = _spread(settled) if len(settled) >= per_day // 2 else noise
     # the week's buckets too end half a day back: there are few of them, and a leak would
@@ -283,11 +285,14 @@ def daily_pattern(history: SeriesHistory, now: float) -> DailyPattern | None:
         week_noise = week_daily_noise = None
     else:
         week_noise, week_daily_noise = _spread(week), _spread(week_daily)
+    whole = _whole_days(means, per_day)
+    profile = _profile(whole)
     return DailyPattern(size, means, daily, noise, _spread(daily_differences),
-                        week_noise, week_daily_noise, *_day_shape(means, per_day), settled_noise=settled_noise)
+                        week_noise, week_daily_noise, *_day_shape(whole, profile, per_day),
+                        settled_noise=settled_noise, profile=profile)
 
 
-def _day_shape(means: dict[int, float], per_day: int) -> tuple[float, float]:
+def _day_shape(whole: list[dict[int, float]], profile: dict[int, float], per_day: int) -> tuple[float, float]:
     """(half the range of the buckets of a day, the median over the days mostly covered; how much
     the hours of a day differ in a way that repeats: the standard deviation over the hours of the
     day's profile, or 0 where that profile never falls back).  The profile is, for each time of
@@ -296,12 +301,12 @@ def _day_shape(means: dict[int, float], per_day: int) -> tuple[float, float]:
     Two deployment steps a day apart at the same hour repeat too (measured: a false leak on day
     2.9), but a step only rises, while a cycle's busy hours end: its profile falls back by at
     least half its range within the day, and by most of it with a leak of up to twice its
-    amplitude a day on top (_falls_back)."""
-    whole = _whole_days(means, per_day)
+    amplitude a day on top (_falls_back).  ``whole`` are the days mostly covered (_whole_days),
+    ``profile`` theirs (_profile)."""
     if not whole:
         return 0.0, 0.0
     amplitude = median([(max(d.values()) - min(d.values())) / 2 for d in whole])
-    profile = list(_profile(whole).values())
+    profile = list(profile.values())
     if len(profile) < 2 or not _falls_back(profile, max(1, per_day // 24)):
         return amplitude, 0.0
     centre = sum(profile) / len(profile)
@@ -336,18 +341,22 @@ def rises_within_days(pattern: DailyPattern, last: int, lag_days: int, rate: flo
     Measured on an AHI whose days differ by up to a fifth: 2.3-2.6 MB/h without the days' own
     terms, -0.06 with them; leaks under a weekly cycle read 0.75-0.99x their rate.  True where
     the fit cannot be made (too few buckets, no profile)."""
-    per_day, lag = pattern.per_day, lag_days * pattern.per_day
-    means, profile = pattern.stepless(lag_days)[0], _profile(_whole_days(pattern.means, per_day))
-    span = [i for i in range(last - per_day + 1, last + 1) if i in means and i - lag in means and i % per_day in profile]
-    if len(span) < per_day // 2:
+    per_day, size, profile = pattern.per_day, pattern.bucket_seconds, pattern.profile
+    found = pattern.lagged_differences(last, lag_days, per_day, per_day // 2)
+    if found is None:
         return True
-    differences = [means[i] - means[i - lag] for i in span]
+    kept = [(math.floor(t / size), d) for t, d in zip(*found) if math.floor(t / size) % per_day in profile]
+    if len(kept) < per_day // 2:
+        return True
+    span, differences = [i for i, _ in kept], [d for _, d in kept]
     columns = []
     for day in sorted({i // per_day for i in span}):
         columns.append([1.0 if i // per_day == day else 0.0 for i in span])
         if sum(columns[-1]) >= MIN_DAY_SHARE_FITTED * per_day:
             columns.append([profile[i % per_day] if i // per_day == day else 0.0 for i in span])
-    times = [(i - last) * pattern.bucket_seconds for i in span]
+    # from the last bucket: each day has its own level, so where time starts moves no slope, and
+    # seconds since 1970 would cost the normal equations most of their precision
+    times = [(i - last) * size for i in span]
     slope = _least_squares_slope(columns, times, differences)
     return slope is None or slope >= WITHIN_DAY_SHARE * rate
 
@@ -368,9 +377,13 @@ def _lag_differences(means: dict[int, float], daily: dict[int, float], lag: int,
                      until: float = math.inf) -> tuple[list[float], list[float]]:
     """The differences ``lag`` buckets apart of the bucket means up to bucket ``until``, and of
     the daily means up to ``daily_until`` (half a day back: a fresh leak must not raise its own bar)."""
-    buckets = [m - means[i - lag] for i, m in means.items() if i - lag in means and i <= until]
     days = [m - daily[i - lag] for i, m in daily.items() if i - lag in daily and i <= daily_until]
-    return buckets, days
+    return _bucket_differences(means, lag, until), days
+
+
+def _bucket_differences(means: dict[int, float], lag: int, until: float) -> list[float]:
+    """The differences ``lag`` buckets apart of the bucket means up to bucket ``until``."""
+    return [m - means[i - lag] for i, m in means.items() if i - lag in means and i <= until]
 
 
 def cycles(pattern: DailyPattern, plain_noise: float) -> bool:
